@@ -1,0 +1,144 @@
+// `ampstudio-cli convert`: load, convert with the lists the user composed, save atomically.
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+#include "amp/amp_lists.h"
+#include "amp/conversion.h"
+#include "amp/param_casting.h"
+#include "cli_commands.h"
+#include "formats/atomic_file.h"
+#include "formats/load_error.h"
+#include "formats/ndarray_list.h"
+#include "formats/symbol_json.h"
+
+namespace ampstudio::cli {
+namespace {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::vector<std::string> splitList(const std::string& text, char separator) {
+    std::vector<std::string> items;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, separator);) {
+        const auto begin = item.find_first_not_of(" \t");
+        const auto end = item.find_last_not_of(" \t");
+        if (begin != std::string::npos) {
+            items.push_back(item.substr(begin, end - begin + 1));
+        }
+    }
+    return items;
+}
+
+// "OP:PARAM:V1|V2,OP2:PARAM2:V3"
+std::vector<ConditionalFp32Op> parseConditional(const std::string& text) {
+    std::vector<ConditionalFp32Op> result;
+    for (const std::string& item : splitList(text, ',')) {
+        const auto first = item.find(':');
+        const auto second = first == std::string::npos ? first : item.find(':', first + 1);
+        if (second == std::string::npos || first == 0 || second == first + 1 || second + 1 == item.size()) {
+            throw UsageError("--conditional-fp32-ops: '" + item + "' is not OP:PARAM:V1|V2");
+        }
+        result.push_back({item.substr(0, first), item.substr(first + 1, second - first - 1),
+                          splitList(item.substr(second + 1), '|')});
+    }
+    return result;
+}
+
+AmpLists composeLists(const ConvertArgs& args) {
+    std::optional<DType> target;
+    if (args.targetDtype) {
+        target = dtypeFromName(*args.targetDtype);
+    }
+    AmpLists lists = args.listsFile ? AmpLists::fromJsonFile(*args.listsFile) : AmpLists::defaults(target.value_or(DType::F16));
+    if (target && *target != lists.targetDtype) {
+        std::cerr << "ampstudio-cli: note: the lists in " << args.listsFile->string() << " are for "
+                  << dtypeName(lists.targetDtype) << "; converting to " << dtypeName(*target) << " as asked\n";
+        lists.targetDtype = *target;
+    }
+    if (args.targetDtypeOps) lists.targetDtypeOps = splitList(*args.targetDtypeOps, ',');
+    if (args.fp32Ops) lists.fp32Ops = splitList(*args.fp32Ops, ',');
+    if (args.widestDtypeOps) lists.widestDtypeOps = splitList(*args.widestDtypeOps, ',');
+    if (args.conditionalFp32Ops) lists.conditionalFp32Ops = parseConditional(*args.conditionalFp32Ops);
+    return lists;
+}
+
+void refuseToOverwrite(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs) {
+    for (const auto& input : inputs) {
+        if (sameFile(output, input)) {
+            throw UsageError("refusing to overwrite the input file " + input.string() + " (choose another --output)");
+        }
+    }
+}
+
+}  // namespace
+
+int runConvert(const ConvertArgs& args) {
+    try {
+        std::vector<std::filesystem::path> inputs{args.symbol};
+        if (args.params) inputs.push_back(*args.params);
+        if (args.listsFile) inputs.push_back(*args.listsFile);
+        const std::filesystem::path symbolOut = args.outputPrefix + "-symbol.json";
+        const std::filesystem::path paramsOut = args.outputPrefix + "-0000.params";
+        refuseToOverwrite(symbolOut, inputs);
+        if (args.params) refuseToOverwrite(paramsOut, inputs);
+        if (args.report) refuseToOverwrite(*args.report, inputs);
+
+        const Graph graph = readSymbolJsonFile(args.symbol);
+        std::optional<NDArrayList> params;
+        if (args.params) params = readNDArrayListFile(*args.params);
+
+        ConversionOptions options;
+        options.lists = composeLists(args);
+        options.mode = *conversionModeFromName(args.mode);
+        if (args.excludedSymNames) {
+            const auto names = splitList(*args.excludedSymNames, ',');
+            options.excludedSymNames = {names.begin(), names.end()};
+        }
+        if (args.dataNames) {
+            const auto names = splitList(*args.dataNames, ',');
+            options.dataNames = {names.begin(), names.end()};
+        }
+        options.castOptionalParams = args.castOptionalParams;
+
+        ConversionResult result = convertGraph(graph, options);
+        if (params) {
+            applyParamCasting(*params, result.storedInTargetDtype, options.lists.targetDtype, result.report);
+            writeNDArrayListFile(paramsOut, *params);
+        }
+        writeSymbolJsonFile(symbolOut, result.graph);
+        if (args.report) {
+            writeFileAtomically(*args.report, result.report.toJson());
+        }
+        for (const std::string& warning : result.report.warnings) {
+            std::cerr << "ampstudio-cli: warning: " << warning << '\n';
+        }
+        const auto& r = result.report;
+        std::cout << args.symbol.filename().string() << ": " << r.nodesBefore << " -> " << r.nodesAfter << " nodes, "
+                  << r.ampCastCount << " amp_cast, " << r.ampMulticastCount << " amp_multicast ("
+                  << conversionModeName(r.mode) << ", " << dtypeName(r.targetDtype) << "); wrote " << symbolOut.string()
+                  << (params ? " and " + paramsOut.string() : std::string()) << '\n';
+        return kSuccess;
+    } catch (const UsageError& e) {
+        std::cerr << "ampstudio-cli: " << e.what() << '\n';
+        return kUsageError;
+    } catch (const SaveError& e) {
+        std::cerr << "ampstudio-cli: " << e.what() << '\n';
+        return kUsageError;
+    } catch (const LoadError& e) {
+        std::cerr << "ampstudio-cli: " << e.what() << '\n';
+        return kBadInput;
+    } catch (const AmpListsError& e) {
+        std::string message = e.what();
+        std::replace(message.begin(), message.end(), '\n', ';');
+        std::cerr << "ampstudio-cli: operator lists: " << message << '\n';
+        return kBadInput;
+    } catch (const ConversionError& e) {
+        std::cerr << "ampstudio-cli: " << args.symbol.string() << ": " << e.what() << '\n';
+        return kBadInput;
+    }
+}
+
+}  // namespace ampstudio::cli

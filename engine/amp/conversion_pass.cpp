@@ -1,0 +1,341 @@
+#include "amp/conversion_pass.h"
+
+#include <utility>
+
+#include "amp/dfs_order.h"
+
+namespace ampstudio::amp_detail {
+
+namespace {
+constexpr std::string_view kAmpCast = "amp_cast";
+constexpr std::string_view kAmpMulticast = "amp_multicast";
+constexpr NodeId kGraphOutputReader = ~NodeId{0} - 1;
+}  // namespace
+
+ConversionPass::ConversionPass(const PassInput& input, const std::set<std::string>& paramsAsData)
+    : m_in(input),
+      m_registry(OpRegistry::instance()),
+      m_paramsAsData(paramsAsData),
+      m_trackParams(input.options.mode == ConversionMode::Typed && input.options.castOptionalParams),
+      m_mirror(input.source.size(), 0),
+      m_fp32Map(input.rowPtr),
+      m_targetMap(input.rowPtr) {
+    const std::size_t n = m_in.source.size();
+    m_plan.reserve(n + n / 2);
+    m_inputBegin.reserve(n + n / 2 + 1);
+    m_inputBegin.push_back(0);
+    m_planInputs.reserve(2 * n);
+    if (m_trackParams) {
+        m_paramInTarget.assign(n, 0);
+        m_float32Reader.assign(n, kNoReader);
+    }
+    m_report.mode = m_in.options.mode;
+    m_report.targetDtype = m_in.target;
+}
+
+void ConversionPass::run() {
+    const Graph& source = m_in.source;
+    m_report.nodes.resize(source.size());
+    for (NodeId id = 0; id < source.size(); ++id) {
+        const Node& n = source.nodes[id];
+        NodeDecision& d = m_report.nodes[id];
+        d.name = n.name;
+        d.op = n.op;
+        if (!m_in.reachable[id]) {
+            // MXNet visits only what the outputs reach (DFSVisit from the heads); so does this pass.
+            d.rule = DecisionRule::Unreachable;
+            continue;
+        }
+        if (m_in.options.mode == ConversionMode::Classic) {
+            classicNode(id);
+        } else {
+            typedNode(id);
+        }
+    }
+    if (m_in.options.mode == ConversionMode::Classic) {
+        // The proposal leaves graph outputs as they are.
+        for (const NodeEntry& h : source.heads) {
+            m_heads.push_back(plainMirror(h));
+        }
+    } else {
+        typedHeads();
+    }
+}
+
+NodeId ConversionPass::plan(const PlannedNode& node, const NodeEntry* inputs, std::size_t count) {
+    const NodeId id = static_cast<NodeId>(m_plan.size());
+    m_plan.push_back(node);
+    m_planInputs.insert(m_planInputs.end(), inputs, inputs + count);
+    m_inputBegin.push_back(static_cast<uint32_t>(m_planInputs.size()));
+    return id;
+}
+
+NodeEntry ConversionPass::addCast(const NodeEntry& e, DType dtype, EntryMap& map) {
+    const NodeEntry input = plainMirror(e);
+    const NodeId id = plan({PlannedKind::Cast, dtype, e.node, e.index, e.version}, &input, 1);
+    m_castPlanIds.push_back(id);
+    const NodeEntry out{id, 0, 0};
+    map.set(e, out);
+    return out;
+}
+
+NodeEntry ConversionPass::mappedOrCast(const NodeEntry& e, DType dtype, EntryMap& map) {
+    if (const NodeEntry* m = map.find(e)) {
+        return *m;
+    }
+    return addCast(e, dtype, map);
+}
+
+NodeId ConversionPass::addMulticast(NodeId id) {
+    for (const NodeEntry& e : sourceNode(id).inputs) {
+        m_planInputs.push_back(plainMirror(e));
+    }
+    // The inputs are in place already; plan() appends none.
+    const NodeId mid = static_cast<NodeId>(m_plan.size());
+    m_plan.push_back({PlannedKind::Multicast, DType::Unknown, id, 0, 0});
+    m_inputBegin.push_back(static_cast<uint32_t>(m_planInputs.size()));
+    m_castPlanIds.push_back(mid);
+    return mid;
+}
+
+NodeId ConversionPass::appendCopy(NodeId id) {
+    const NodeId copy = plan({PlannedKind::Copy, DType::Unknown, id, 0, 0}, m_inputs.data(), m_inputs.size());
+    m_mirror[id] = copy;
+    return copy;
+}
+
+std::string ConversionPass::castNameSuffix(const NodeEntry& e) const {
+    const Node& n = sourceNode(e.node);
+    if (n.isVariable()) {
+        return {};
+    }
+    if (std::optional<std::string> name = m_registry.outputName(n, e.index)) {
+        return "_" + *name;
+    }
+    return "_" + std::to_string(e.index);
+}
+
+void ConversionPass::recordOutputs(NodeId id, NodeId copy, EntryMap& map) {
+    const uint32_t outputs = sourceNode(id).numOutputs;
+    for (uint32_t i = 0; i < outputs; ++i) {
+        map.set({id, i, 0}, {copy, i, 0});
+    }
+}
+
+void ConversionPass::recordOutputsByType(NodeId id, NodeId copy, const std::vector<DType>& outTypes) {
+    for (uint32_t i = 0; i < outTypes.size(); ++i) {
+        if (outTypes[i] == m_in.target) {
+            m_targetMap.set({id, i, 0}, {copy, i, 0});
+        } else if (outTypes[i] == DType::F32) {
+            m_fp32Map.set({id, i, 0}, {copy, i, 0});
+        }
+    }
+}
+
+void ConversionPass::notePlainRead(const NodeEntry& e, const NodeEntry& used, NodeId reader) {
+    if (!m_trackParams || !isVariableEntry(e) || used.node != m_mirror[e.node]) {
+        return;
+    }
+    if (m_float32Reader[e.node] == kNoReader) {
+        m_float32Reader[e.node] = reader;
+    }
+}
+
+void ConversionPass::typedHeads() {
+    // MXNet 1.9.1: every output not known to be float32 gets a trailing amp_cast(float32), recorded
+    // in the float32 map so that two identical outputs share it.
+    for (const NodeEntry& h : m_in.source.heads) {
+        if (const NodeEntry* m = m_fp32Map.find(h)) {
+            m_heads.push_back(*m);
+            notePlainRead(h, *m, kGraphOutputReader);
+        } else {
+            m_heads.push_back(addCast(h, DType::F32, m_fp32Map));
+        }
+    }
+}
+
+Graph ConversionPass::materialize() {
+    // Edges for the DFS: inputs, then control dependencies (a copy's, mapped to plan ids).
+    const std::size_t count = m_plan.size();
+    std::vector<uint32_t> edgeBegin(count + 1, 0);
+    std::vector<NodeId> edges;
+    edges.reserve(m_planInputs.size());
+    for (NodeId p = 0; p < count; ++p) {
+        for (uint32_t i = m_inputBegin[p]; i < m_inputBegin[p + 1]; ++i) {
+            edges.push_back(m_planInputs[i].node);
+        }
+        if (m_plan[p].kind == PlannedKind::Copy) {
+            for (NodeId dep : sourceNode(m_plan[p].source).controlDeps) {
+                edges.push_back(m_mirror[dep]);
+            }
+        }
+        edgeBegin[p + 1] = static_cast<uint32_t>(edges.size());
+    }
+    std::vector<NodeId> heads;
+    heads.reserve(m_heads.size());
+    for (const NodeEntry& h : m_heads) {
+        heads.push_back(h.node);
+    }
+    const std::vector<NodeId> order = nnvmPostOrder(edgeBegin, edges, heads);
+    if (order.size() != count) {
+        // Every planned node is read by a reachable node or is one: nothing may be dropped.
+        throw ConversionError("internal error: " + std::to_string(count - order.size()) +
+                              " converted nodes are not reachable from the outputs");
+    }
+    std::vector<NodeId> finalId(count);
+    for (NodeId position = 0; position < count; ++position) {
+        finalId[order[position]] = position;
+    }
+
+    // One sweep in final order writes each node, its cast record (creation order: the record's slot
+    // is the cast's rank among casts) and the consumers of the casts it reads, while the node and its
+    // source are in cache.
+    std::vector<int32_t> castRank(count, -1);
+    for (std::size_t rank = 0; rank < m_castPlanIds.size(); ++rank) {
+        castRank[m_castPlanIds[rank]] = static_cast<int32_t>(rank);
+    }
+    m_report.casts.resize(m_castPlanIds.size());
+    std::vector<NodeId> lastReader(m_castPlanIds.size(), ~NodeId{0});
+
+    Graph converted;
+    converted.attrs = m_in.source.attrs;
+    converted.nodes.resize(count);
+    for (NodeId position = 0; position < count; ++position) {
+        const NodeId p = order[position];
+        Node& node = converted.nodes[position];
+        buildNode(p, finalId, node);
+        for (uint32_t i = m_inputBegin[p]; i < m_inputBegin[p + 1]; ++i) {
+            const int32_t rank = castRank[m_planInputs[i].node];
+            if (rank >= 0 && lastReader[rank] != position) {
+                lastReader[rank] = position;
+                m_report.casts[rank].consumers.push_back(node.name);
+            }
+        }
+        if (castRank[p] >= 0) {
+            fillCastRecord(m_plan[p], node, m_report.casts[castRank[p]]);
+        }
+    }
+    converted.heads.reserve(m_heads.size());
+    for (const NodeEntry& h : m_heads) {
+        converted.heads.push_back({finalId[h.node], h.index, h.version});
+        if (castRank[h.node] >= 0) {
+            m_report.casts[castRank[h.node]].feedsGraphOutput = true;
+        }
+    }
+    finishCounts(count);
+    return converted;
+}
+
+void ConversionPass::buildNode(NodeId planId, const std::vector<NodeId>& finalId, Node& n) const {
+    const PlannedNode& p = m_plan[planId];
+    n.inputs.reserve(m_inputBegin[planId + 1] - m_inputBegin[planId]);
+    for (uint32_t i = m_inputBegin[planId]; i < m_inputBegin[planId + 1]; ++i) {
+        const NodeEntry& e = m_planInputs[i];
+        n.inputs.push_back({finalId[e.node], e.index, e.version});
+    }
+    switch (p.kind) {
+        case PlannedKind::Copy: {
+            const Node& from = sourceNode(p.source);
+            n.op = from.op;
+            n.name = from.name;
+            n.attrs = from.attrs;
+            n.controlDeps.reserve(from.controlDeps.size());
+            for (NodeId dep : from.controlDeps) {
+                n.controlDeps.push_back(finalId[m_mirror[dep]]);
+            }
+            n.subgraphs = from.subgraphs;
+            n.numOutputs = from.numOutputs;
+            break;
+        }
+        case PlannedKind::Cast: {
+            const std::string_view dtype = dtypeName(p.dtype);
+            // MXNet 1.9.1 AddCastNode: "<source><suffix>_amp_cast_<dtype>", e.g.
+            // conv0_output_amp_cast_float16.
+            const std::string suffix = castNameSuffix({p.source, p.index, p.version});
+            const std::string& from = sourceNode(p.source).name;
+            n.name.reserve(from.size() + suffix.size() + 10 + dtype.size());
+            n.name.append(from).append(suffix).append("_amp_cast_").append(dtype);
+            n.op = kAmpCast;
+            n.attrs.emplace("dtype", dtype);
+            break;
+        }
+        case PlannedKind::Multicast: {
+            // MXNet AddMultiCastNode: named after input 0 ("<source><suffix>_amp_multicast"); never shared.
+            const NodeEntry& first = sourceNode(p.source).inputs.front();
+            n.name = sourceNode(first.node).name + castNameSuffix(first) + "_amp_multicast";
+            n.op = kAmpMulticast;
+            n.numOutputs = static_cast<uint32_t>(n.inputs.size());
+            n.attrs.emplace("num_outputs", std::to_string(n.inputs.size()));
+            break;
+        }
+    }
+}
+
+void ConversionPass::fillCastRecord(const PlannedNode& planned, const Node& node, CastRecord& record) const {
+    record.name = node.name;
+    record.op = node.op;
+    if (planned.kind == PlannedKind::Cast) {
+        record.dtype = dtypeName(planned.dtype);
+        record.source = {sourceNode(planned.source).name, planned.index};
+    } else {
+        record.dtype = "widest";
+        const std::vector<NodeEntry>& inputs = sourceNode(planned.source).inputs;
+        record.multicastSources.reserve(inputs.size());
+        for (const NodeEntry& e : inputs) {
+            record.multicastSources.push_back({sourceNode(e.node).name, e.index});
+        }
+        record.source = record.multicastSources.front();
+    }
+}
+
+void ConversionPass::finishCounts(std::size_t convertedSize) {
+    m_report.nodesBefore = m_in.source.size();
+    m_report.nodesAfter = convertedSize;
+    for (NodeId p : m_castPlanIds) {
+        ++(m_plan[p].kind == PlannedKind::Cast ? m_report.ampCastCount : m_report.ampMulticastCount);
+    }
+    for (NodeId id = 0; id < m_in.source.size(); ++id) {
+        if (!m_in.reachable[id]) {
+            continue;
+        }
+        const NodeDecision& d = m_report.nodes[id];
+        if (d.op.empty() || d.op == kAmpCast || d.op == kAmpMulticast) {
+            continue;
+        }
+        ++m_report.computeNodes;
+        if (d.dtype == m_in.target) {
+            ++m_report.computeNodesInTarget;
+        }
+    }
+}
+
+std::vector<std::pair<std::string, std::string>> ConversionPass::conflictingParams() const {
+    std::vector<std::pair<std::string, std::string>> conflicts;
+    if (!m_trackParams) {
+        return conflicts;
+    }
+    for (NodeId id = 0; id < m_in.source.size(); ++id) {
+        if (m_paramInTarget[id] && m_float32Reader[id] != kNoReader) {
+            const NodeId reader = m_float32Reader[id];
+            conflicts.emplace_back(sourceNode(id).name, reader == kGraphOutputReader
+                                                            ? std::string("a graph output")
+                                                            : "'" + sourceNode(reader).name + "'");
+        }
+    }
+    return conflicts;
+}
+
+std::set<std::string> ConversionPass::storedInTargetDtype() const {
+    std::set<std::string> names;
+    if (!m_trackParams) {
+        return names;
+    }
+    for (NodeId id = 0; id < m_in.source.size(); ++id) {
+        if (m_paramInTarget[id]) {
+            names.insert(sourceNode(id).name);
+        }
+    }
+    return names;
+}
+
+}  // namespace ampstudio::amp_detail

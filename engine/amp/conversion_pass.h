@@ -1,0 +1,129 @@
+#pragma once
+// Internal to convertGraph(): one run of the pass over a validated source graph. The per-node rules
+// of each mode (classic_rules.cpp, typed_rules.cpp) decide; the shared machinery here
+// (conversion_pass.cpp) records the decisions as a compact plan: per converted node what it is (a
+// copy of a source node, a cast of a source entry, a multicast) and its inputs, as ids. Nothing is
+// named or copied until materialize(), which puts the plan into NNVM's DFS order and then writes each
+// node once, in that order. (Building nodes first and reordering them after moved every node once
+// more, with a cache miss each: a third of the time on a 100k-node graph.)
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "amp/conversion.h"
+#include "amp/entry_map.h"
+#include "amp/op_list_index.h"
+#include "graph/graph.h"
+#include "ops/op_registry.h"
+
+namespace ampstudio::amp_detail {
+
+// What a run needs that does not change between the runs of one conversion.
+struct PassInput {
+    const Graph& source;
+    const ConversionOptions& options;
+    const OpListIndex& lists;
+    const std::vector<uint32_t>& rowPtr;  // source.nodeRowPtr()
+    const std::vector<char>& reachable;   // per source node: reachable from the heads
+    DType target;
+};
+
+class ConversionPass {
+public:
+    // paramsAsData: variables that typed mode's cast_optional_params must treat as data (cast them)
+    // in addition to options.dataNames.
+    ConversionPass(const PassInput& input, const std::set<std::string>& paramsAsData);
+
+    // Visit every reachable source node in order, then plan the heads.
+    void run();
+    // The converted graph in NNVM's DFS order, and the report completed (casts, consumers, counts).
+    // Call once, after run().
+    Graph materialize();
+
+    ConversionReport& report() { return m_report; }
+    // Typed mode with cast_optional_params: parameters recorded as target dtype by a target op that
+    // some other node also reads as they are (in float32). Storing them in the target dtype would
+    // break that reader, so the conversion reruns with them treated as data. Pairs (param, reader).
+    std::vector<std::pair<std::string, std::string>> conflictingParams() const;
+    // Parameters recorded as target dtype (after the rerun: exactly those to store so).
+    std::set<std::string> storedInTargetDtype() const;
+
+private:
+    // One node of the converted graph, before it is materialized. Ids of planned nodes ("plan ids")
+    // are their positions in m_plan, in creation order (topological: inputs are planned first).
+    enum class PlannedKind : uint8_t { Copy, Cast, Multicast };
+    struct PlannedNode {
+        PlannedKind kind;
+        DType dtype;       // Cast: the dtype cast to
+        NodeId source;     // Copy: the source node; Cast: the source entry's node; Multicast: the reader
+        uint32_t index;    // Cast: the source entry's output index
+        uint32_t version;  // Cast: the source entry's version
+    };
+
+    // --- shared machinery (conversion_pass.cpp) ---
+    const Node& sourceNode(NodeId id) const { return m_in.source.nodes[id]; }
+    bool isVariableEntry(const NodeEntry& e) const { return m_in.source.nodes[e.node].isVariable(); }
+    // The converted copy of the source entry, with no cast (NNVM: mirror_map + index + version).
+    NodeEntry plainMirror(const NodeEntry& e) const { return {m_mirror[e.node], e.index, e.version}; }
+    // A new amp_cast of `e` to `dtype`, recorded in `map` so that later readers share it.
+    NodeEntry addCast(const NodeEntry& e, DType dtype, EntryMap& map);
+    // `map`'s entry for e, or a new cast (the common "use the mirror entry or cast it" step).
+    NodeEntry mappedOrCast(const NodeEntry& e, DType dtype, EntryMap& map);
+    // One amp_multicast over all inputs of the source node; input i is read from its output i.
+    NodeId addMulticast(NodeId id);
+    // Plans the copy of source node `id` with m_inputs as its inputs; returns its plan id.
+    NodeId appendCopy(NodeId id);
+    NodeId plan(const PlannedNode& node, const NodeEntry* inputs, std::size_t count);
+    // "", "_<output name>" or "_<index>": MXNet's GetSuffix for cast names.
+    std::string castNameSuffix(const NodeEntry& e) const;
+    void recordOutputs(NodeId id, NodeId copy, EntryMap& map);
+    void recordOutputsByType(NodeId id, NodeId copy, const std::vector<DType>& outTypes);
+    // materialize(): fills `n` (default-constructed) for a planned id, with inputs in final ids.
+    void buildNode(NodeId planId, const std::vector<NodeId>& finalId, Node& n) const;
+    void fillCastRecord(const PlannedNode& planned, const Node& node, CastRecord& record) const;
+    void finishCounts(std::size_t convertedSize);
+
+    // cast_optional_params bookkeeping: a variable read as it is by a node that does not want it in
+    // the target dtype (`used` is what the reader got for source entry `e`).
+    void notePlainRead(const NodeEntry& e, const NodeEntry& used, NodeId reader);
+
+    // --- classic mode (classic_rules.cpp) ---
+    void classicNode(NodeId id);
+    void classicCastAll(NodeId id, DType dtype, EntryMap& map);
+
+    // --- typed mode (typed_rules.cpp) ---
+    void typedNode(NodeId id);
+    void typedFloat32(NodeId id, bool excluded);
+    void typedTarget(NodeId id);
+    void typedWidest(NodeId id);
+    void typedConditional(NodeId id, const ConditionalFp32Op& entry);
+    void typedPassThrough(NodeId id, const OpClass& cls);
+    void typedHeads();
+    bool isOptionalParam(const NodeEntry& e) const;
+
+    const PassInput& m_in;
+    const OpRegistry& m_registry;
+    const std::set<std::string>& m_paramsAsData;
+    const bool m_trackParams;  // typed mode with cast_optional_params
+    ConversionReport m_report;
+    std::vector<NodeId> m_mirror;  // source node -> plan id of its copy
+    std::vector<PlannedNode> m_plan;
+    std::vector<uint32_t> m_inputBegin;   // plan id -> first of its inputs in m_planInputs (CSR)
+    std::vector<NodeEntry> m_planInputs;  // entries of plan ids
+    std::vector<NodeId> m_castPlanIds;    // casts and multicasts in creation order
+    std::vector<NodeEntry> m_heads;       // entries of plan ids
+    EntryMap m_fp32Map;
+    EntryMap m_targetMap;
+    std::vector<NodeEntry> m_inputs;  // inputs of the node being copied
+    std::vector<DType> m_inTypes;     // scratch for OpRegistry::inferType
+    std::vector<DType> m_outTypes;
+    // Per source node (variables only): recorded as stored in the target dtype by a target op, and
+    // the first node that reads it as it is while wanting another dtype (kNoReader if none).
+    std::vector<char> m_paramInTarget;
+    std::vector<NodeId> m_float32Reader;
+    static constexpr NodeId kNoReader = ~NodeId{0};
+};
+
+}  // namespace ampstudio::amp_detail

@@ -1,0 +1,145 @@
+#include "amp/conversion_report.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ampstudio {
+
+std::string_view decisionRuleName(DecisionRule rule) {
+    switch (rule) {
+        case DecisionRule::Variable:
+            return "variable";
+        case DecisionRule::TargetList:
+            return "target_dtype_ops";
+        case DecisionRule::Fp32List:
+            return "fp32_ops";
+        case DecisionRule::WidestList:
+            return "widest_dtype_ops";
+        case DecisionRule::ConditionalFp32:
+            return "conditional_fp32_ops";
+        case DecisionRule::Excluded:
+            return "excluded";
+        case DecisionRule::NeutralList:
+            return "neutral_ops";
+        case DecisionRule::NoList:
+            return "none";
+        case DecisionRule::Unreachable:
+            return "unreachable";
+    }
+    return "none";
+}
+
+std::string NodeDecision::reason() const {
+    switch (rule) {
+        case DecisionRule::Variable:
+            if (isLowPrecisionFloat(dtype)) {
+                return "variable; parameter stored in " + std::string(dtypeName(dtype)) +
+                       " (cast_optional_params)";
+            }
+            return "variable";
+        case DecisionRule::TargetList:
+            return op + " is in target_dtype_ops";
+        case DecisionRule::Fp32List:
+            return op + " is in fp32_ops";
+        case DecisionRule::WidestList:
+            return "widest-type op; " + detail;
+        case DecisionRule::ConditionalFp32:
+            return "conditional FP32: " + detail;
+        case DecisionRule::Excluded:
+            if (precision == NodePrecision::Variable) {
+                return "excluded by name; assumed float32 and never stored in the target dtype";
+            }
+            return precision == NodePrecision::Float32 ? "excluded by name; runs in float32"
+                                                       : "excluded by name; inputs pass through";
+        case DecisionRule::NeutralList:
+            return op + " is in neutral_ops; runs in the dtype of its inputs";
+        case DecisionRule::NoList:
+            return "not in any list; inputs pass through";
+        case DecisionRule::Unreachable:
+            return "not reachable from the graph outputs; dropped";
+    }
+    return {};
+}
+
+std::string NodeDecision::precisionName() const {
+    switch (precision) {
+        case NodePrecision::Variable:
+            return "variable";
+        case NodePrecision::Target:
+        case NodePrecision::Float32:
+            return std::string(dtypeName(dtype));
+        case NodePrecision::Widest:
+            return dtype == DType::Unknown ? "widest" : std::string(dtypeName(dtype));
+        case NodePrecision::Unchanged:
+            return "unchanged";
+    }
+    return {};
+}
+
+double ConversionReport::targetShare() const {
+    return computeNodes == 0 ? 0.0
+                             : static_cast<double>(computeNodesInTarget) / static_cast<double>(computeNodes);
+}
+
+std::string ConversionReport::toJson() const {
+    using Json = nlohmann::ordered_json;
+    Json doc;
+    doc["mode"] = std::string(conversionModeName(mode));
+    doc["target_dtype"] = std::string(dtypeName(targetDtype));
+    doc["nodes_before"] = nodesBefore;
+    doc["nodes_after"] = nodesAfter;
+    doc["amp_cast"] = ampCastCount;
+    doc["amp_multicast"] = ampMulticastCount;
+    doc["compute_nodes"] = computeNodes;
+    doc["compute_nodes_in_target"] = computeNodesInTarget;
+    doc["target_share"] = targetShare();
+    doc["params_known"] = paramsKnown;
+    doc["param_bytes_before"] = paramBytesBefore;
+    doc["param_bytes_after"] = paramBytesAfter;
+    doc["stored_in_target_dtype"] = storedInTargetDtype;
+    doc["warnings"] = warnings;
+    Json unmatchable = Json::array();
+    for (const UnmatchableListEntry& u : unmatchableListEntries) {
+        Json item{{"list", u.list}, {"entry", u.entry}};
+        item["alias_of"] = u.canonical.empty() ? Json(nullptr) : Json(u.canonical);
+        unmatchable.push_back(std::move(item));
+    }
+    doc["unmatchable_list_entries"] = std::move(unmatchable);
+
+    Json nodeArray = Json::array();
+    for (const NodeDecision& n : nodes) {
+        Json item;
+        item["name"] = n.name;
+        item["op"] = n.op.empty() ? std::string("null") : n.op;  // as the symbol JSON spells a variable
+        item["precision"] = n.precisionName();
+        item["dtype"] = n.dtype == DType::Unknown ? Json(nullptr) : Json(std::string(dtypeName(n.dtype)));
+        item["rule"] = std::string(decisionRuleName(n.rule));
+        item["reason"] = n.reason();
+        nodeArray.push_back(std::move(item));
+    }
+    doc["nodes"] = std::move(nodeArray);
+
+    Json castArray = Json::array();
+    for (const CastRecord& c : casts) {
+        Json item;
+        item["name"] = c.name;
+        item["op"] = c.op;
+        item["dtype"] = c.dtype;
+        item["source"] = c.source.node;
+        item["source_output"] = c.source.output;
+        Json sources = Json::array();
+        if (c.multicastSources.empty()) {
+            sources.push_back(Json{{"node", c.source.node}, {"output", c.source.output}});
+        }
+        for (const SourceOutput& s : c.multicastSources) {
+            sources.push_back(Json{{"node", s.node}, {"output", s.output}});
+        }
+        item["sources"] = std::move(sources);
+        item["consumers"] = c.consumers;
+        item["graph_output"] = c.feedsGraphOutput;
+        castArray.push_back(std::move(item));
+    }
+    doc["casts"] = std::move(castArray);
+    return doc.dump(2);
+}
+
+}  // namespace ampstudio

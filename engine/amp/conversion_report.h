@@ -1,0 +1,111 @@
+#pragma once
+// What a conversion did and why: per original node the precision it runs in and the rule that
+// decided it, every inserted cast with the edge it sits on, counts, and parameter bytes. The GUI's
+// highlighting and the CLI's --report both read this; toJson() is the CLI's file format.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "amp/amp_lists.h"
+#include "amp/conversion_mode.h"
+#include "tensor/dtype.h"
+
+namespace ampstudio {
+
+enum class NodePrecision : uint8_t {
+    Variable,   // a graph input (data, parameter or auxiliary state)
+    Target,     // runs in float16 / bfloat16
+    Float32,    // runs in float32
+    Widest,     // runs in the widest dtype of its inputs (resolved in NodeDecision::dtype when known)
+    Unchanged,  // runs in whatever it receives
+};
+
+// Which rule of the pass decided a node.
+enum class DecisionRule : uint8_t {
+    Variable,
+    TargetList,       // op in target_dtype_ops
+    Fp32List,         // op in fp32_ops
+    WidestList,       // op in widest_dtype_ops
+    ConditionalFp32,  // a conditional_fp32_ops entry matched the node's attribute
+    Excluded,         // the node's name is excluded by the options
+    NeutralList,      // op in neutral_ops: no rule applies, dtypes pass through
+    NoList,           // op in no list: no rule applies, dtypes pass through
+    Unreachable,      // not reachable from the graph outputs: dropped, as MXNet drops it
+};
+
+struct NodeDecision {
+    std::string name;
+    std::string op;  // empty for a variable
+    NodePrecision precision = NodePrecision::Unchanged;
+    DecisionRule rule = DecisionRule::NoList;
+    // The dtype the node runs in (or, for a variable, is stored in) when the pass knows it; for
+    // Unchanged nodes in typed mode the dtype of output 0 that propagated to it. Unknown otherwise.
+    DType dtype = DType::Unknown;
+    // Rule-specific facts for reason(): "act_type=softrelu" (ConditionalFp32); for WidestList
+    // "inputs float16 and float32 → float32" or "input dtypes not all known → amp_multicast".
+    std::string detail;
+
+    // Human-readable: "FullyConnected is in target_dtype_ops", "excluded by name; runs in float32",
+    // "conditional FP32: act_type=softrelu", "not in any list; inputs pass through", "variable", ...
+    std::string reason() const;
+    // "variable", "float16", "bfloat16", "float32", "widest" (unresolved) or "unchanged".
+    std::string precisionName() const;
+};
+
+// An output of an original node.
+struct SourceOutput {
+    std::string node;
+    uint32_t output = 0;
+    friend bool operator==(const SourceOutput&, const SourceOutput&) = default;
+};
+
+struct CastRecord {
+    std::string name;
+    std::string op;       // "amp_cast" or "amp_multicast"
+    std::string dtype;    // "float32", "float16", "bfloat16"; "widest" for amp_multicast
+    SourceOutput source;  // what it casts (an amp_multicast: its input 0)
+    // amp_multicast only: every input, in order (output i carries input i); empty for amp_cast, so
+    // that the common case costs no allocation.
+    std::vector<SourceOutput> multicastSources;
+    std::vector<std::string> consumers;  // nodes of the converted graph that read it, in graph order
+    bool feedsGraphOutput = false;       // a trailing cast on a graph output (typed mode)
+};
+
+struct ConversionReport {
+    ConversionMode mode = ConversionMode::Typed;
+    DType targetDtype = DType::F16;
+    std::vector<NodeDecision> nodes;  // one per original node, in original order
+    std::vector<CastRecord> casts;    // in creation order
+    std::size_t nodesBefore = 0;
+    std::size_t nodesAfter = 0;
+    std::size_t ampCastCount = 0;
+    std::size_t ampMulticastCount = 0;
+    // Reachable original nodes that compute (not variables, not existing amp_cast/amp_multicast), and
+    // how many of them run in the target dtype (known to, in classic mode only target-list ops).
+    std::size_t computeNodes = 0;
+    std::size_t computeNodesInTarget = 0;
+    // Parameter names written in the target dtype (cast_optional_params), sorted.
+    std::vector<std::string> storedInTargetDtype;
+    // Filled by applyParamCasting(); paramsKnown stays false when no .params were given.
+    bool paramsKnown = false;
+    uint64_t paramBytesBefore = 0;
+    uint64_t paramBytesAfter = 0;
+    std::vector<std::string> warnings;
+    std::vector<UnmatchableListEntry> unmatchableListEntries;
+
+    // computeNodesInTarget / computeNodes (0 for a graph without compute nodes).
+    double targetShare() const;
+    // Pretty JSON with keys: mode, target_dtype, nodes_before, nodes_after, amp_cast, amp_multicast,
+    // compute_nodes, compute_nodes_in_target, target_share, params_known, param_bytes_before,
+    // param_bytes_after, stored_in_target_dtype, warnings, unmatchable_list_entries,
+    // nodes [{name, op, precision, dtype, rule, reason}],
+    // casts [{name, op, dtype, source, source_output, sources [{node, output}], consumers, graph_output}].
+    std::string toJson() const;
+};
+
+std::string_view decisionRuleName(DecisionRule rule);  // "target_dtype_ops", "excluded", ...
+
+}  // namespace ampstudio

@@ -1,0 +1,67 @@
+#include "ops/variable_roles.h"
+
+#include <algorithm>
+#include <array>
+
+#include "ops/op_registry.h"
+
+namespace ampstudio {
+namespace {
+
+// Input slot names that hold learned parameters in MXNet's operators.
+bool isParameterSlot(std::string_view slot) {
+    static constexpr std::array<std::string_view, 7> kSlots = {"weight", "bias",       "gamma", "beta",
+                                                                "parameters", "moving_mean", "moving_var"};
+    return std::find(kSlots.begin(), kSlots.end(), slot) != kSlots.end();
+}
+
+}  // namespace
+
+std::string_view variableRoleName(VariableRole role) {
+    switch (role) {
+        case VariableRole::Parameter:
+            return "parameter";
+        case VariableRole::AuxiliaryState:
+            return "auxiliary state";
+        case VariableRole::Input:
+            break;
+    }
+    return "input";
+}
+
+std::vector<VariableRole> classifyVariables(const Graph& graph) {
+    const OpRegistry& registry = OpRegistry::instance();
+    std::vector<VariableRole> roles(graph.size(), VariableRole::Input);
+    for (const Node& node : graph.nodes) {
+        if (node.isVariable()) {
+            continue;
+        }
+        const auto names = registry.inputNames(node);
+        const auto mutableInputs = registry.mutableInputs(node);
+        for (uint32_t i = 0; i < node.inputs.size(); ++i) {
+            const NodeId source = node.inputs[i].node;
+            if (!graph.nodes[source].isVariable()) {
+                continue;
+            }
+            if (std::find(mutableInputs.begin(), mutableInputs.end(), i) != mutableInputs.end()) {
+                roles[source] = VariableRole::AuxiliaryState;
+            } else if (names && i < names->size() && isParameterSlot((*names)[i]) &&
+                       roles[source] == VariableRole::Input) {
+                roles[source] = VariableRole::Parameter;
+            }
+        }
+    }
+    return roles;
+}
+
+std::string outputEntryName(const Node& node, uint32_t index) {
+    if (node.isVariable()) {
+        return node.name;
+    }
+    if (auto name = OpRegistry::instance().outputName(node, index)) {
+        return node.name + "_" + *name;
+    }
+    return node.numOutputs == 1 ? node.name + "_output" : node.name + "_output" + std::to_string(index);
+}
+
+}  // namespace ampstudio

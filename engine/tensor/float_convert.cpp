@@ -1,0 +1,131 @@
+#include "tensor/float_convert.h"
+
+#include <bit>
+#include <stdexcept>
+#include <string>
+
+namespace ampstudio {
+
+#if defined(__FLT16_MAX__)
+// float16 goes through the compiler's _Float16 (g++ >= 12 on x86-64): its conversion is IEEE
+// round-to-nearest-even with subnormals, infinities and NaNs, so there is nothing to get wrong here.
+static_assert(sizeof(_Float16) == 2);
+
+uint16_t floatToHalfBits(float value) {
+    return std::bit_cast<uint16_t>(static_cast<_Float16>(value));
+}
+
+float halfBitsToFloat(uint16_t bits) {
+    return static_cast<float>(std::bit_cast<_Float16>(bits));
+}
+#else
+// Compilers without _Float16 on this target (clang 14 on x86-64, used for the fuzz build): the same
+// IEEE conversion in integer form; test_float_convert checks all 65,536 patterns either way.
+uint16_t floatToHalfBits(float value) {
+    const uint32_t bits = std::bit_cast<uint32_t>(value);
+    const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+    const uint32_t magnitude = bits & 0x7FFFFFFFu;
+    if (magnitude >= 0x7F800000u) {  // infinity, or NaN kept quiet with its upper payload
+        return sign | (magnitude > 0x7F800000u ? static_cast<uint16_t>(0x7E00u | ((magnitude >> 13) & 0x3FFu)) : 0x7C00u);
+    }
+    if (magnitude >= 0x477FF000u) {  // >= 65520 rounds to infinity
+        return sign | 0x7C00u;
+    }
+    const uint32_t exponent = magnitude >> 23;
+    uint32_t mantissa = (magnitude & 0x7FFFFFu) | 0x800000u;
+    uint32_t shift = 13;           // normal: drop 13 mantissa bits
+    uint32_t result = 0;
+    if (exponent < 113) {          // below 2^-14: a float16 subnormal (or zero)
+        shift = 126 - exponent;    // >= 14
+        if (shift > 24) {
+            return sign;           // below half the smallest subnormal
+        }
+    } else {
+        result = (exponent - 112) << 10;
+        mantissa &= 0x7FFFFFu;
+    }
+    const uint32_t kept = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1u);
+    const uint32_t half = 1u << (shift - 1u);
+    result += kept;
+    if (rest > half || (rest == half && (kept & 1u) != 0)) {
+        ++result;  // a carry into the exponent is the next representable value
+    }
+    return sign | static_cast<uint16_t>(result);
+}
+
+float halfBitsToFloat(uint16_t bits) {
+    const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+    const uint32_t exponent = (bits >> 10) & 0x1Fu;
+    const uint32_t mantissa = bits & 0x3FFu;
+    if (exponent == 0x1F) {
+        return std::bit_cast<float>(sign | 0x7F800000u | (mantissa << 13));
+    }
+    if (exponent == 0) {  // zero or subnormal: mantissa x 2^-24, exact in float
+        const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
+        return sign != 0 ? -magnitude : magnitude;
+    }
+    return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+#endif
+
+// bfloat16 is the upper half of a float32 (same exponent range), so float32 -> bfloat16 is a rounding
+// of the low 16 bits; g++ 12 has no __bf16 arithmetic type, hence the bit form.
+uint16_t floatToBfloat16Bits(float value) {
+    const uint32_t bits = std::bit_cast<uint32_t>(value);
+    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) {
+        // NaN: truncating could clear every mantissa bit (giving infinity), so keep the upper
+        // payload and set the quiet bit, as IEEE conversions quiet a signalling NaN.
+        return static_cast<uint16_t>((bits >> 16) | 0x0040u);
+    }
+    // Round to nearest, ties to even: add just under half an ulp, plus one more when the kept
+    // part is odd. A carry out of the mantissa moves into the exponent, which is exactly the next
+    // representable value (and 0x7F80 = infinity past the largest finite value).
+    const uint32_t roundingBias = 0x7FFFu + ((bits >> 16) & 1u);
+    return static_cast<uint16_t>((bits + roundingBias) >> 16);
+}
+
+float bfloat16BitsToFloat(uint16_t bits) {
+    return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
+
+namespace {
+
+void requireSameLength(std::size_t in, std::size_t out, const char* function) {
+    if (in != out) {
+        throw std::invalid_argument(std::string(function) + ": input has " + std::to_string(in) +
+                                    " elements, output " + std::to_string(out));
+    }
+}
+
+}  // namespace
+
+void floatsToHalf(std::span<const float> in, std::span<uint16_t> out) {
+    requireSameLength(in.size(), out.size(), "floatsToHalf");
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        out[i] = floatToHalfBits(in[i]);
+    }
+}
+
+void halfToFloats(std::span<const uint16_t> in, std::span<float> out) {
+    requireSameLength(in.size(), out.size(), "halfToFloats");
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        out[i] = halfBitsToFloat(in[i]);
+    }
+}
+
+void floatsToBfloat16(std::span<const float> in, std::span<uint16_t> out) {
+    requireSameLength(in.size(), out.size(), "floatsToBfloat16");
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        out[i] = floatToBfloat16Bits(in[i]);
+    }
+}
+
+void bfloat16ToFloats(std::span<const uint16_t> in, std::span<float> out) {
+    requireSameLength(in.size(), out.size(), "bfloat16ToFloats");
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        out[i] = bfloat16BitsToFloat(in[i]);
+    }
+}
+
+}  // namespace ampstudio

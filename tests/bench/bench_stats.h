@@ -1,0 +1,34 @@
+#pragma once
+// Timing helpers shared by the benchmarks: machines here are noisy, so every figure is a median of
+// repeated runs, and tables are whitespace-separated columns with a '#' header (easy for people,
+// awk and pandas alike).
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+namespace ampstudio::bench {
+
+inline double medianMs(int repeats, const std::function<void()>& work) {
+    std::vector<double> ms;
+    for (int i = 0; i < repeats; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        work();
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+// Peak resident set size of this process so far, in MiB.
+inline double peakRssMiB() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+}  // namespace ampstudio::bench

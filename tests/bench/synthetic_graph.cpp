@@ -1,0 +1,112 @@
+#include "synthetic_graph.h"
+
+#include <random>
+#include <string>
+
+#include "ops/op_registry.h"
+
+namespace ampstudio::bench {
+namespace {
+
+class Builder {
+public:
+    explicit Builder(uint64_t seed) : m_rng(seed) {}
+
+    NodeEntry variable(const std::string& name) {
+        Node n;
+        n.name = name;
+        return push(std::move(n));
+    }
+
+    NodeEntry op(const char* op, std::vector<NodeEntry> inputs, Attributes attrs = {}) {
+        Node n;
+        n.op = op;
+        n.name = std::string(op) + std::to_string(m_graph.nodes.size());
+        n.inputs = std::move(inputs);
+        n.attrs = std::move(attrs);
+        n.numOutputs = OpRegistry::instance().numOutputs(n);
+        return push(std::move(n));
+    }
+
+    // A recent compute output most of the time, sometimes one far back (a skip connection).
+    NodeEntry pick() {
+        const std::size_t n = m_outputs.size();
+        std::size_t back = std::uniform_int_distribution<std::size_t>(0, 3)(m_rng);
+        if (std::uniform_int_distribution<int>(0, 9)(m_rng) == 0) {
+            back = std::uniform_int_distribution<std::size_t>(0, n - 1)(m_rng);
+        }
+        return m_outputs[n - 1 - std::min(back, n - 1)];
+    }
+
+    int roll(int sides) { return std::uniform_int_distribution<int>(0, sides - 1)(m_rng); }
+    std::size_t size() const { return m_graph.nodes.size(); }
+    void keep(NodeEntry e) { m_outputs.push_back(e); }
+
+    Graph finish() {
+        m_graph.heads = {m_outputs.back()};
+        return std::move(m_graph);
+    }
+
+private:
+    NodeEntry push(Node n) {
+        m_graph.nodes.push_back(std::move(n));
+        return {static_cast<NodeId>(m_graph.nodes.size() - 1), 0, 0};
+    }
+
+    std::mt19937_64 m_rng;
+    Graph m_graph;
+    std::vector<NodeEntry> m_outputs;  // compute outputs that later ops may read
+};
+
+}  // namespace
+
+Graph syntheticGraph(std::size_t nodes, uint64_t seed) {
+    Builder b(seed);
+    b.keep(b.variable("data"));
+    while (b.size() + 8 < nodes) {
+        const std::string id = std::to_string(b.size());
+        NodeEntry out;
+        switch (b.roll(10)) {
+            case 0:  // target dtype op with parameters
+            case 1: {
+                const NodeEntry x = b.pick();
+                out = b.op("FullyConnected",
+                           {x, b.variable("fc" + id + "_weight"), b.variable("fc" + id + "_bias")},
+                           {{"num_hidden", "64"}});
+                break;
+            }
+            case 2:  // neutral op with FP32 parameters and mutable statistics
+                out = b.op("BatchNorm", {b.pick(), b.variable("bn" + id + "_gamma"), b.variable("bn" + id + "_beta"),
+                                         b.variable("bn" + id + "_moving_mean"), b.variable("bn" + id + "_moving_var")});
+                break;
+            case 3:  // widest-type ops
+                out = b.op("elemwise_add", {b.pick(), b.pick()});
+                break;
+            case 4:
+                out = b.op("Concat", {b.pick(), b.pick(), b.pick()}, {{"dim", "1"}, {"num_args", "3"}});
+                break;
+            case 5:  // FP32 op
+                out = b.op("exp", {b.pick()});
+                break;
+            case 6:  // conditional FP32, matching and not
+                out = b.op("Activation", {b.pick()}, {{"act_type", b.roll(2) == 0 ? "softrelu" : "relu"}});
+                break;
+            case 7:  // neutral
+                out = b.op("Pooling", {b.pick()}, {{"kernel", "(2,2)"}, {"pool_type", "max"}});
+                break;
+            case 8:
+                out = b.op("relu", {b.pick()});
+                break;
+            default:  // in no list
+                out = b.op("Flatten", {b.pick()});
+                break;
+        }
+        b.keep(out);
+    }
+    const NodeEntry logits = b.pick();
+    const NodeEntry label = b.variable("softmax_label");
+    b.keep(b.op("SoftmaxOutput", {logits, label}));
+    return b.finish();
+}
+
+}  // namespace ampstudio::bench
