@@ -1,0 +1,167 @@
+// ampstudio-cli as a pipeline runs it: real files in, files and exit statuses out.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "formats/ndarray_list.h"
+#include "formats/symbol_json.h"
+#include "tensor/dtype.h"
+
+using namespace ampstudio;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString out, err;
+};
+
+Run cli(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(AMS_CLI_PATH), args);
+    if (!p.waitForFinished(60000)) {
+        return {};
+    }
+    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+const QString kMlp = QStringLiteral(AMS_TESTDATA_DIR "/mxnet/mlp-symbol.json");
+
+// Parameters for the MLP with MXNet's shapes (FullyConnected weight is num_hidden x input).
+NDArrayList mlpParams() {
+    NDArrayList list;
+    auto add = [&](const char* name, std::vector<int64_t> shape) {
+        NDArrayRecord r;
+        r.name = std::string("arg:") + name;
+        r.shape = shape;
+        r.data.resize(static_cast<std::size_t>(r.elementCount()) * 4);
+        for (std::size_t i = 0; i < r.data.size() / 4; ++i) {
+            const float v = 0.001f * static_cast<float>(i % 1000);
+            std::memcpy(r.data.data() + i * 4, &v, 4);
+        }
+        list.arrays.push_back(std::move(r));
+    };
+    add("fc1_weight", {128, 784});
+    add("fc1_bias", {128});
+    add("fc2_weight", {64, 128});
+    add("fc2_bias", {64});
+    add("fc3_weight", {10, 64});
+    add("fc3_bias", {10});
+    return list;
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void convertTypedMlp() {
+        QTemporaryDir dir;
+        const QString prefix = dir.filePath("mlp-fp16");
+        const Run r = cli({"convert", kMlp, "--output", prefix, "--report", dir.filePath("report.json")});
+        QCOMPARE(r.exitCode, 0);
+        const Graph converted = readSymbolJsonFile((prefix + "-symbol.json").toStdString());
+        QCOMPARE(converted.size(), std::size_t(22));
+        QFile f(dir.filePath("report.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject report = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(report["nodes_before"].toInt(), 14);
+        QCOMPARE(report["nodes_after"].toInt(), 22);
+        QCOMPARE(report["amp_cast"].toInt(), 8);
+        QCOMPARE(report["amp_multicast"].toInt(), 0);
+        QCOMPARE(report["nodes"].toArray().size(), 14);
+        QCOMPARE(report["casts"].toArray().size(), 8);
+        for (const char* key : {"param_bytes_before", "param_bytes_after"}) {
+            QVERIFY2(report.contains(key), key);
+        }
+        const QJsonObject fc1 = report["nodes"].toArray()[3].toObject();
+        QCOMPARE(fc1["name"].toString(), QStringLiteral("fc1"));
+        QCOMPARE(fc1["precision"].toString(), QStringLiteral("float16"));
+        QVERIFY(!fc1["reason"].toString().isEmpty());
+        QVERIFY(report["casts"].toArray()[0].toObject().contains("consumers"));
+    }
+
+    void convertClassicWithListsOnTheCommandLine() {
+        QTemporaryDir dir;
+        const QString prefix = dir.filePath("mlp-classic");
+        // Target list emptied: nothing is cast to float16; SoftmaxOutput (FP32) still casts its inputs.
+        Run r = cli({"convert", kMlp, "--output", prefix, "--mode", "classic", "--target-dtype-ops", ""});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(readSymbolJsonFile((prefix + "-symbol.json").toStdString()).size(), std::size_t(16));
+        r = cli({"convert", kMlp, "--output", prefix, "--mode", "classic"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(readSymbolJsonFile((prefix + "-symbol.json").toStdString()).size(), std::size_t(25));
+    }
+
+    void castOptionalParamsHalvesTheParameters() {
+        QTemporaryDir dir;
+        const std::string params = dir.filePath("mlp-0000.params").toStdString();
+        writeNDArrayListFile(params, mlpParams());
+        const QString prefix = dir.filePath("mlp-fp16");
+        const Run r = cli({"convert", kMlp, "--params", QString::fromStdString(params), "--output", prefix,
+                           "--cast-optional-params", "--data-names", "data,softmax_label", "--report",
+                           dir.filePath("report.json")});
+        QCOMPARE(r.exitCode, 0);
+        const NDArrayList out = readNDArrayListFile((prefix + "-0000.params").toStdString());
+        QCOMPARE(out.arrays.size(), std::size_t(6));
+        for (const auto& a : out.arrays) {
+            QCOMPARE(a.dtype, DType::F16);
+        }
+        QFile f(dir.filePath("report.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject report = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(report["amp_cast"].toInt(), 2);
+        const qint64 before = report["param_bytes_before"].toInteger();
+        QCOMPARE(before, qint64(mlpParams().payloadBytes()));
+        QCOMPARE(report["param_bytes_after"].toInteger(), before / 2);
+    }
+
+    void exitStatuses_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("stderrFragment");
+        QTest::newRow("no subcommand") << QStringList{} << 1 << "";
+        QTest::newRow("missing --output") << QStringList{"convert", kMlp} << 1 << "--output";
+        QTest::newRow("bad dtype") << QStringList{"convert", kMlp, "--output", "/tmp/x", "--target-dtype", "int8"} << 1
+                                   << "target-dtype";
+        QTest::newRow("output over input") << QStringList{"convert", kMlp, "--output",
+                                                          QStringLiteral(AMS_TESTDATA_DIR "/mxnet/mlp")}
+                                           << 1 << "refusing to overwrite";
+        QTest::newRow("missing file") << QStringList{"convert", "/nonexistent/x-symbol.json", "--output", "/tmp/x"} << 2
+                                      << "/nonexistent/x-symbol.json";
+        QTest::newRow("not a model") << QStringList{"inspect", QStringLiteral(AMS_TESTDATA_DIR "/mxnet/SOURCES.md")} << 2
+                                     << "SOURCES.md";
+        QTest::newRow("overlapping lists") << QStringList{"convert", kMlp, "--output", "/tmp/ams-x", "--fp32-ops",
+                                                          "FullyConnected"}
+                                           << 2 << "FullyConnected";
+        QTest::newRow("malformed conditional") << QStringList{"convert", kMlp, "--output", "/tmp/ams-x",
+                                                              "--conditional-fp32-ops", "Activation"}
+                                               << 1 << "OP:PARAM";
+    }
+    void exitStatuses() {
+        QFETCH(QStringList, args);
+        QFETCH(int, status);
+        QFETCH(QString, stderrFragment);
+        const Run r = cli(args);
+        QCOMPARE(r.exitCode, status);
+        QVERIFY2(r.err.contains(stderrFragment), qPrintable(r.err));
+        QCOMPARE(r.err.trimmed().count('\n'), 0);  // one line
+    }
+
+    void inspectJson() {
+        const Run r = cli({"inspect", QStringLiteral(AMS_TESTDATA_DIR "/mxnet/legacy-save_000800.json"), "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(j["nodes"].toInt(), 19);
+        QCOMPARE(j["op_counts"].toObject()["FullyConnected"].toInt(), 3);
+        QCOMPARE(j["inputs"].toArray(), (QJsonArray{"data", "softmax_label"}));
+        QCOMPARE(j["auxiliary_states"].toArray(), (QJsonArray{"batchnorm0_moving_mean", "batchnorm0_moving_var"}));
+        QCOMPARE(j["outputs"].toArray(), (QJsonArray{"softmax_output"}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"
