@@ -10,6 +10,10 @@ cmake --preset default
 cmake --build --preset default
 ctest --preset default
 
+# The engine and the CLI build with no Qt at all: the boundary DESIGN.md draws, checked.
+cmake --preset engine-only
+cmake --build --preset engine-only
+
 cmake --preset asan
 cmake --build --preset asan
 ctest --preset asan

@@ -22,7 +22,7 @@ using namespace ampstudio::bench;
 namespace {
 
 struct Row {
-    std::size_t nodes = 0, edges = 0;
+    std::size_t nodes = 0, edges = 0, nodesAfter = 0;
     double jsonMiB = 0, loadMs = 0, typedMs = 0, classicMs = 0, saveMs = 0, rssMiB = 0;
 };
 
@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
         classic.mode = ConversionMode::Classic;
         row.classicMs = medianMs(repeats, [&] { (void)convertGraph(loaded, classic); });
         const Graph converted = convertGraph(loaded, typed).graph;
+        row.nodesAfter = converted.size();
         const auto out = dir / ("synthetic-" + std::to_string(n) + "-fp16-symbol.json");
         row.saveMs = medianMs(repeats, [&] { writeSymbolJsonFile(out, converted); });
         row.rssMiB = peakRssMiB();
@@ -77,10 +78,10 @@ int main(int argc, char** argv) {
     }
 
     std::printf("# bench_conversion: synthetic MXNet graphs, median milliseconds (save = the typed result)\n");
-    std::printf("%-9s %-9s %-8s %-9s %-10s %-11s %-9s %-12s %-12s\n", "# nodes", "edges", "json_MiB", "load_ms",
+    std::printf("%-9s %-9s %-11s %-8s %-9s %-10s %-11s %-9s %-12s %-12s\n", "# nodes", "edges", "nodes_typed", "json_MiB", "load_ms",
                 "typed_ms", "classic_ms", "save_ms", "load+save_ms", "peak_rss_MiB");
     for (const Row& r : rows) {
-        std::printf("%-9zu %-9zu %-8.1f %-9.1f %-10.2f %-11.2f %-9.1f %-12.1f %-12.0f\n", r.nodes, r.edges, r.jsonMiB,
+        std::printf("%-9zu %-9zu %-11zu %-8.1f %-9.1f %-10.2f %-11.2f %-9.1f %-12.1f %-12.0f\n", r.nodes, r.edges, r.nodesAfter, r.jsonMiB,
                     r.loadMs, r.typedMs, r.classicMs, r.saveMs, r.loadMs + r.saveMs, r.rssMiB);
     }
     for (std::size_t i = 1; i < rows.size(); ++i) {

@@ -28,6 +28,10 @@ public:
         return push(std::move(n));
     }
 
+    // The previous compute output: every op reads it first, so the graph is one long path with side
+    // branches and everything is reachable from the output, as in a real network.
+    NodeEntry last() const { return m_outputs.back(); }
+
     // A recent compute output most of the time, sometimes one far back (a skip connection).
     NodeEntry pick() {
         const std::size_t n = m_outputs.size();
@@ -69,41 +73,41 @@ Graph syntheticGraph(std::size_t nodes, uint64_t seed) {
         switch (b.roll(10)) {
             case 0:  // target dtype op with parameters
             case 1: {
-                const NodeEntry x = b.pick();
+                const NodeEntry x = b.last();
                 out = b.op("FullyConnected",
                            {x, b.variable("fc" + id + "_weight"), b.variable("fc" + id + "_bias")},
                            {{"num_hidden", "64"}});
                 break;
             }
             case 2:  // neutral op with FP32 parameters and mutable statistics
-                out = b.op("BatchNorm", {b.pick(), b.variable("bn" + id + "_gamma"), b.variable("bn" + id + "_beta"),
+                out = b.op("BatchNorm", {b.last(), b.variable("bn" + id + "_gamma"), b.variable("bn" + id + "_beta"),
                                          b.variable("bn" + id + "_moving_mean"), b.variable("bn" + id + "_moving_var")});
                 break;
             case 3:  // widest-type ops
-                out = b.op("elemwise_add", {b.pick(), b.pick()});
+                out = b.op("elemwise_add", {b.last(), b.pick()});
                 break;
             case 4:
-                out = b.op("Concat", {b.pick(), b.pick(), b.pick()}, {{"dim", "1"}, {"num_args", "3"}});
+                out = b.op("Concat", {b.last(), b.pick(), b.pick()}, {{"dim", "1"}, {"num_args", "3"}});
                 break;
             case 5:  // FP32 op
-                out = b.op("exp", {b.pick()});
+                out = b.op("exp", {b.last()});
                 break;
             case 6:  // conditional FP32, matching and not
-                out = b.op("Activation", {b.pick()}, {{"act_type", b.roll(2) == 0 ? "softrelu" : "relu"}});
+                out = b.op("Activation", {b.last()}, {{"act_type", b.roll(2) == 0 ? "softrelu" : "relu"}});
                 break;
             case 7:  // neutral
-                out = b.op("Pooling", {b.pick()}, {{"kernel", "(2,2)"}, {"pool_type", "max"}});
+                out = b.op("Pooling", {b.last()}, {{"kernel", "(2,2)"}, {"pool_type", "max"}});
                 break;
             case 8:
-                out = b.op("relu", {b.pick()});
+                out = b.op("relu", {b.last()});
                 break;
             default:  // in no list
-                out = b.op("Flatten", {b.pick()});
+                out = b.op("Flatten", {b.last()});
                 break;
         }
         b.keep(out);
     }
-    const NodeEntry logits = b.pick();
+    const NodeEntry logits = b.last();
     const NodeEntry label = b.variable("softmax_label");
     b.keep(b.op("SoftmaxOutput", {logits, label}));
     return b.finish();
