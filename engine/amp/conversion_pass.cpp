@@ -1,5 +1,8 @@
 #include "amp/conversion_pass.h"
 
+#include <algorithm>
+#include <optional>
+#include <string_view>
 #include <utility>
 
 #include "amp/dfs_order.h"
@@ -104,15 +107,23 @@ NodeId ConversionPass::appendCopy(NodeId id) {
     return copy;
 }
 
-std::string ConversionPass::castNameSuffix(const NodeEntry& e) const {
+void ConversionPass::appendCastName(const NodeEntry& e, std::string_view tail, std::string& out) const {
     const Node& n = sourceNode(e.node);
-    if (n.isVariable()) {
-        return {};
+    std::optional<std::string> outputName;
+    std::string index;
+    if (!n.isVariable()) {
+        outputName = m_registry.outputName(n, e.index);
+        if (!outputName) {
+            index = std::to_string(e.index);
+        }
     }
-    if (std::optional<std::string> name = m_registry.outputName(n, e.index)) {
-        return "_" + *name;
+    const std::string& suffix = outputName ? *outputName : index;
+    out.reserve(n.name.size() + (n.isVariable() ? 0 : 1 + suffix.size()) + tail.size());
+    out.append(n.name);
+    if (!n.isVariable()) {
+        out.append(1, '_').append(suffix);
     }
-    return "_" + std::to_string(e.index);
+    out.append(tail);
 }
 
 void ConversionPass::recordOutputs(NodeId id, NodeId copy, EntryMap& map) {
@@ -195,7 +206,25 @@ Graph ConversionPass::materialize() {
         castRank[m_castPlanIds[rank]] = static_cast<int32_t>(rank);
     }
     m_report.casts.resize(m_castPlanIds.size());
+    // Consumers are counted first (plan ids: a reader is counted once per cast, whatever its
+    // position), so that every consumers vector is allocated once at its final size.
     std::vector<NodeId> lastReader(m_castPlanIds.size(), ~NodeId{0});
+    {
+        std::vector<uint32_t> consumerCount(m_castPlanIds.size(), 0);
+        for (NodeId p = 0; p < count; ++p) {
+            for (uint32_t i = m_inputBegin[p]; i < m_inputBegin[p + 1]; ++i) {
+                const int32_t rank = castRank[m_planInputs[i].node];
+                if (rank >= 0 && lastReader[rank] != p) {
+                    lastReader[rank] = p;
+                    ++consumerCount[rank];
+                }
+            }
+        }
+        for (std::size_t rank = 0; rank < consumerCount.size(); ++rank) {
+            m_report.casts[rank].consumers.reserve(consumerCount[rank]);
+        }
+        std::fill(lastReader.begin(), lastReader.end(), ~NodeId{0});
+    }
 
     Graph converted;
     converted.attrs = m_in.source.attrs;
@@ -250,11 +279,10 @@ void ConversionPass::buildNode(NodeId planId, const std::vector<NodeId>& finalId
         case PlannedKind::Cast: {
             const std::string_view dtype = dtypeName(p.dtype);
             // MXNet 1.9.1 AddCastNode: "<source><suffix>_amp_cast_<dtype>", e.g.
-            // conv0_output_amp_cast_float16.
-            const std::string suffix = castNameSuffix({p.source, p.index, p.version});
-            const std::string& from = sourceNode(p.source).name;
-            n.name.reserve(from.size() + suffix.size() + 10 + dtype.size());
-            n.name.append(from).append(suffix).append("_amp_cast_").append(dtype);
+            // conv0_output_amp_cast_float16. The tail is at most "_amp_cast_bfloat16": no allocation.
+            char tail[32] = "_amp_cast_";
+            const std::size_t tailSize = 10 + dtype.copy(tail + 10, sizeof(tail) - 10);
+            appendCastName({p.source, p.index, p.version}, std::string_view(tail, tailSize), n.name);
             n.op = kAmpCast;
             n.attrs.emplace("dtype", dtype);
             break;
@@ -262,7 +290,7 @@ void ConversionPass::buildNode(NodeId planId, const std::vector<NodeId>& finalId
         case PlannedKind::Multicast: {
             // MXNet AddMultiCastNode: named after input 0 ("<source><suffix>_amp_multicast"); never shared.
             const NodeEntry& first = sourceNode(p.source).inputs.front();
-            n.name = sourceNode(first.node).name + castNameSuffix(first) + "_amp_multicast";
+            appendCastName(first, "_amp_multicast", n.name);
             n.op = kAmpMulticast;
             n.numOutputs = static_cast<uint32_t>(n.inputs.size());
             n.attrs.emplace("num_outputs", std::to_string(n.inputs.size()));

@@ -76,8 +76,9 @@ private:
     // Plans the copy of source node `id` with m_inputs as its inputs; returns its plan id.
     NodeId appendCopy(NodeId id);
     NodeId plan(const PlannedNode& node, const NodeEntry* inputs, std::size_t count);
-    // "", "_<output name>" or "_<index>": MXNet's GetSuffix for cast names.
-    std::string castNameSuffix(const NodeEntry& e) const;
+    // "<source name><suffix><tail>" into `out`, the suffix "", "_<output name>" or "_<index>" as
+    // MXNet's GetSuffix: one allocation per cast name (these names never fit the small buffer).
+    void appendCastName(const NodeEntry& e, std::string_view tail, std::string& out) const;
     void recordOutputs(NodeId id, NodeId copy, EntryMap& map);
     void recordOutputsByType(NodeId id, NodeId copy, const std::vector<DType>& outTypes);
     // materialize(): fills `n` (default-constructed) for a planned id, with inputs in final ids.

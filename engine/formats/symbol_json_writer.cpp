@@ -104,7 +104,7 @@ void writeNode(DmlcJsonWriter& w, const Node& node, std::size_t id, bool compact
     w.string(node.name);
     if (!node.attrs.empty()) {
         w.key("attrs");
-        w.beginObject(node.attrs.size() > 1);  // std::map<std::string, std::string>
+        w.beginObject(node.attrs.size() > 1);  // sorted keys (Attributes)
         for (const auto& [key, value] : node.attrs) {
             w.key(key);
             w.string(value);

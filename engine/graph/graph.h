@@ -4,12 +4,13 @@
 // order every pass here visits, so "topological order" never has to be recomputed.
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "graph/attributes.h"
 
 namespace ampstudio {
 
@@ -22,9 +23,6 @@ struct NodeEntry {
     uint32_t version = 0;
     friend bool operator==(const NodeEntry&, const NodeEntry&) = default;
 };
-
-// Attributes are strings, as in the symbol JSON; a sorted map so that saving writes sorted keys.
-using Attributes = std::map<std::string, std::string, std::less<>>;
 
 struct Node {
     std::string op;  // empty for a variable (the JSON's "null")

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,17 +61,28 @@ int main(int argc, char** argv) {
         writeSymbolJsonFile(path, graph);
         row.jsonMiB = static_cast<double>(std::filesystem::file_size(path)) / (1024.0 * 1024.0);
 
-        row.loadMs = medianMs(repeats, [&] { (void)readSymbolJsonFile(path); });
+        // Each timed run's result is held and freed untimed before the next run (reset()): freeing
+        // the previous result is not part of loading or converting.
+        std::optional<Graph> held;
+        row.loadMs = medianMs(
+            repeats, [&] { held.reset(); }, [&] { held.emplace(readSymbolJsonFile(path)); });
+        held.reset();
         const Graph loaded = readSymbolJsonFile(path);
+        std::optional<ConversionResult> result;
+        const auto resetResult = [&] { result.reset(); };
         ConversionOptions typed;
-        row.typedMs = medianMs(repeats, [&] { (void)convertGraph(loaded, typed); });
+        row.typedMs = medianMs(repeats, resetResult, [&] { result.emplace(convertGraph(loaded, typed)); });
         ConversionOptions classic;
         classic.mode = ConversionMode::Classic;
-        row.classicMs = medianMs(repeats, [&] { (void)convertGraph(loaded, classic); });
+        row.classicMs =
+            medianMs(repeats, resetResult, [&] { result.emplace(convertGraph(loaded, classic)); });
+        result.reset();
         const Graph converted = convertGraph(loaded, typed).graph;
         row.nodesAfter = converted.size();
         const auto out = dir / ("synthetic-" + std::to_string(n) + "-fp16-symbol.json");
-        row.saveMs = medianMs(repeats, [&] { writeSymbolJsonFile(out, converted); });
+        // The file is replaced each run; removing it untimed keeps the old file's release out of it.
+        row.saveMs = medianMs(
+            repeats, [&] { std::filesystem::remove(out); }, [&] { writeSymbolJsonFile(out, converted); });
         row.rssMiB = peakRssMiB();
         rows.push_back(row);
         std::filesystem::remove(path);

@@ -13,15 +13,23 @@
 
 namespace ampstudio::bench {
 
-inline double medianMs(int repeats, const std::function<void()>& work) {
+inline double medianMs(int repeats, const std::function<void()>& setup, const std::function<void()>& work) {
     std::vector<double> ms;
     for (int i = 0; i < repeats; ++i) {
+        setup();
         const auto start = std::chrono::steady_clock::now();
         work();
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
+}
+
+// `setup` runs untimed before each repeat: use it to free the previous repeat's result, so that
+// the figure is the work alone and not the destruction of what the last run built.
+inline double medianMs(int repeats, const std::function<void()>& work) {
+    return medianMs(
+        repeats, [] {}, work);
 }
 
 // Peak resident set size of this process so far, in MiB.
