@@ -32,12 +32,14 @@ public:
     // branches and everything is reachable from the output, as in a real network.
     NodeEntry last() const { return m_outputs.back(); }
 
-    // A recent compute output most of the time, sometimes one far back (a skip connection).
+    // A recent compute output most of the time, sometimes one further back (a skip connection).
+    // Skips stay within a block of 64 outputs, as residual and dense connections do in real
+    // networks; a skip across the whole graph would be drawn as an edge thousands of layers long.
     NodeEntry pick() {
         const std::size_t n = m_outputs.size();
         std::size_t back = std::uniform_int_distribution<std::size_t>(0, 3)(m_rng);
         if (std::uniform_int_distribution<int>(0, 9)(m_rng) == 0) {
-            back = std::uniform_int_distribution<std::size_t>(0, n - 1)(m_rng);
+            back = std::uniform_int_distribution<std::size_t>(0, 63)(m_rng);
         }
         return m_outputs[n - 1 - std::min(back, n - 1)];
     }
