@@ -49,41 +49,6 @@ std::string describe(Kind kind) {
     return "a value";
 }
 
-// True when reachableInDfsOrder(graph) would return the graph unchanged: every node is reached from
-// the heads and NNVM's post-order DFS (heads in order; inputs, then control dependencies) visits the
-// nodes in their stored order.
-bool isReachableDfsOrder(const Graph& graph) {
-    std::vector<bool> visited(graph.nodes.size(), false);
-    std::vector<std::pair<NodeId, std::size_t>> stack;
-    NodeId expected = 0;
-    for (const NodeEntry& head : graph.heads) {
-        if (visited[head.node]) {
-            continue;
-        }
-        visited[head.node] = true;
-        stack.emplace_back(head.node, 0);
-        while (!stack.empty()) {
-            auto& [id, next] = stack.back();
-            const Node& n = graph.nodes[id];
-            if (next == n.inputs.size() + n.controlDeps.size()) {
-                if (id != expected++) {
-                    return false;
-                }
-                stack.pop_back();
-                continue;
-            }
-            const NodeId input =
-                next < n.inputs.size() ? n.inputs[next].node : n.controlDeps[next - n.inputs.size()];
-            ++next;
-            if (!visited[input]) {
-                visited[input] = true;
-                stack.emplace_back(input, 0);
-            }
-        }
-    }
-    return expected == graph.nodes.size();
-}
-
 // One graph object (the document, or a subgraph inside it) from the tape.
 class GraphReader {
 public:
@@ -464,7 +429,7 @@ Graph GraphReader::read(uint32_t at, const std::string& place, bool topLevel) {
         fail(place, "", e.what());
     }
     // Files MXNet wrote are already pruned and in DFS order; skip the copy then (large graphs).
-    if (isReachableDfsOrder(graph)) {
+    if (isInDfsOrder(graph)) {
         return graph;
     }
     return reachableInDfsOrder(graph);

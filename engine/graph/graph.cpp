@@ -64,8 +64,8 @@ void Graph::validate() const {
     for (std::size_t i = 0; i < heads.size(); ++i) {
         const NodeEntry& h = heads[i];
         if (h.node >= nodes.size() || h.index >= nodes[h.node].numOutputs) {
-            throw GraphError("head " + std::to_string(i) + " refers to entry (" + std::to_string(h.node) + ", " +
-                             std::to_string(h.index) + "), which does not exist");
+            throw GraphError("head " + std::to_string(i) + " refers to entry (" + std::to_string(h.node) +
+                             ", " + std::to_string(h.index) + "), which does not exist");
         }
     }
 }
@@ -83,14 +83,11 @@ std::vector<std::vector<NodeId>> Graph::consumers() const {
     return result;
 }
 
-Graph reachableInDfsOrder(const Graph& graph) {
-    constexpr NodeId kUnvisited = ~NodeId{0};
-    std::vector<NodeId> newId(graph.nodes.size(), kUnvisited);
+std::vector<NodeId> dfsPostOrder(const Graph& graph) {
     std::vector<NodeId> order;
     order.reserve(graph.nodes.size());
     std::vector<bool> visited(graph.nodes.size(), false);
-    // Iterative post-order DFS, as nnvm::PostOrderDFSVisit: a deep chain must not overflow the stack.
-    std::vector<std::pair<NodeId, std::size_t>> stack;
+    std::vector<std::pair<NodeId, std::size_t>> stack;  // node, next input or control dependency
     for (const NodeEntry& head : graph.heads) {
         if (visited[head.node]) {
             continue;
@@ -100,20 +97,42 @@ Graph reachableInDfsOrder(const Graph& graph) {
         while (!stack.empty()) {
             auto& [id, next] = stack.back();
             const Node& n = graph.nodes[id];
-            const std::size_t degree = n.inputs.size() + n.controlDeps.size();
-            if (next == degree) {
-                newId[id] = static_cast<NodeId>(order.size());
+            if (next == n.inputs.size() + n.controlDeps.size()) {
                 order.push_back(id);
                 stack.pop_back();
                 continue;
             }
-            const NodeId input = next < n.inputs.size() ? n.inputs[next].node : n.controlDeps[next - n.inputs.size()];
+            const NodeId input =
+                next < n.inputs.size() ? n.inputs[next].node : n.controlDeps[next - n.inputs.size()];
             ++next;
             if (!visited[input]) {
                 visited[input] = true;
                 stack.emplace_back(input, 0);
             }
         }
+    }
+    return order;
+}
+
+bool isInDfsOrder(const Graph& graph) {
+    const std::vector<NodeId> order = dfsPostOrder(graph);
+    if (order.size() != graph.nodes.size()) {
+        return false;
+    }
+    for (NodeId i = 0; i < order.size(); ++i) {
+        if (order[i] != i) {
+            return false;
+        }
+    }
+    return true;
+}
+
+Graph reachableInDfsOrder(const Graph& graph) {
+    constexpr NodeId kUnvisited = ~NodeId{0};
+    const std::vector<NodeId> order = dfsPostOrder(graph);
+    std::vector<NodeId> newId(graph.nodes.size(), kUnvisited);
+    for (NodeId i = 0; i < order.size(); ++i) {
+        newId[order[i]] = i;
     }
 
     Graph result;

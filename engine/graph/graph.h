@@ -66,6 +66,14 @@ public:
     std::vector<std::vector<NodeId>> consumers() const;
 };
 
+// The ids of the nodes reachable from the heads, in NNVM's post-order DFS (heads in order; inputs in
+// order, then control dependencies): the order MXNet's SaveJSON writes. Iterative, so a deep chain
+// cannot overflow the stack. The graph must be acyclic (validate() guarantees it).
+std::vector<NodeId> dfsPostOrder(const Graph& graph);
+
+// True when reachableInDfsOrder(graph) would return the graph unchanged.
+bool isInDfsOrder(const Graph& graph);
+
 // The nodes reachable from the heads in NNVM's post-order DFS (inputs in order, then control
 // dependencies), renumbered: what MXNet keeps and the order its SaveJSON writes. Unreachable nodes
 // are dropped. The input must be acyclic (validate() guarantees it).

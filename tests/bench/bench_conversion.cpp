@@ -27,15 +27,6 @@ struct Row {
     double jsonMiB = 0, loadMs = 0, typedMs = 0, classicMs = 0, saveMs = 0, rssMiB = 0;
 };
 
-std::vector<std::size_t> parseSizes(const char* text) {
-    std::vector<std::size_t> sizes;
-    for (const char* p = text; *p;) {
-        char* end = nullptr;
-        sizes.push_back(std::strtoull(p, &end, 10));
-        p = *end == ',' ? end + 1 : end;
-    }
-    return sizes;
-}
 
 }  // namespace
 
@@ -43,7 +34,7 @@ int main(int argc, char** argv) {
     std::vector<std::size_t> sizes{1000, 10000, 100000, 1000000};
     int repeatsOverride = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (std::strcmp(argv[i], "--sizes") == 0) sizes = parseSizes(argv[i + 1]);
+        if (std::strcmp(argv[i], "--sizes") == 0) sizes = parseSizeList(argv[i + 1]);
         if (std::strcmp(argv[i], "--repeats") == 0) repeatsOverride = std::atoi(argv[i + 1]);
     }
     const auto dir = std::filesystem::temp_directory_path() / "ampstudio-bench-conversion";

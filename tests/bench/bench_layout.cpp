@@ -42,15 +42,6 @@ NodeSize guiSize(const Node& node) {
     return {8.0 * static_cast<double>(node.name.size()) + 24, 28};
 }
 
-std::vector<std::size_t> parseSizes(const char* text) {
-    std::vector<std::size_t> sizes;
-    for (const char* p = text; *p;) {
-        char* end = nullptr;
-        sizes.push_back(std::strtoull(p, &end, 10));
-        p = *end == ',' ? end + 1 : end;
-    }
-    return sizes;
-}
 
 int repeatsFor(std::size_t nodes, int override) {
     if (override > 0) {
@@ -67,7 +58,7 @@ int main(int argc, char** argv) {
     std::filesystem::path testdata = kDefaultTestdata;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (std::strcmp(argv[i], "--sizes") == 0)
-            sizes = parseSizes(argv[i + 1]);
+            sizes = parseSizeList(argv[i + 1]);
         if (std::strcmp(argv[i], "--repeats") == 0)
             repeatsOverride = std::atoi(argv[i + 1]);
         if (std::strcmp(argv[i], "--testdata") == 0)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
@@ -19,7 +20,8 @@ inline double medianMs(int repeats, const std::function<void()>& setup, const st
         setup();
         const auto start = std::chrono::steady_clock::now();
         work();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
@@ -30,6 +32,20 @@ inline double medianMs(int repeats, const std::function<void()>& setup, const st
 inline double medianMs(int repeats, const std::function<void()>& work) {
     return medianMs(
         repeats, [] {}, work);
+}
+
+// "1000,10000,100000" -> {1000, 10000, 100000} (the --sizes option of the benchmarks).
+inline std::vector<std::size_t> parseSizeList(const char* text) {
+    std::vector<std::size_t> sizes;
+    for (const char* p = text; *p;) {
+        char* end = nullptr;
+        sizes.push_back(std::strtoull(p, &end, 10));
+        if (end == p) {
+            break;  // not a number: stop rather than loop
+        }
+        p = *end == ',' ? end + 1 : end;
+    }
+    return sizes;
 }
 
 // Peak resident set size of this process so far, in MiB.

@@ -82,6 +82,9 @@ private slots:
         QCOMPARE(d.heads[0].node, NodeId(3));
         QCOMPARE(d.heads[1].node, NodeId(2));
         QCOMPARE(d.nodes[2].inputs[0].node, NodeId(0));
+        QCOMPARE(dfsPostOrder(g), (std::vector<NodeId>{2, 1, 3, 4}));
+        QVERIFY(!isInDfsOrder(g));
+        QVERIFY(isInDfsOrder(d));
     }
 
     void deepChainDoesNotOverflowTheStack() {
