@@ -1,5 +1,5 @@
 #pragma once
-// The nodes of a graph as a table (index, name, op, inputs, outputs): the first view of a loaded model.
+// The nodes of a graph as a table (index, name, op, outputs, inputs): the first view of a loaded model.
 
 #include <QAbstractTableModel>
 
@@ -8,7 +8,14 @@
 class NodeTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { IndexColumn, NameColumn, OpColumn, InputsColumn, OutputsColumn, ColumnCount };
+    enum Column {
+        IndexColumn,
+        NameColumn,
+        OpColumn,
+        OutputsColumn,
+        InputsColumn,
+        ColumnCount
+    };  // Inputs last: it stretches
 
     explicit NodeTableModel(QObject* parent = nullptr);
 
