@@ -97,6 +97,10 @@ private:
     // --- typed mode (typed_rules.cpp) ---
     void typedNode(NodeId id);
     void typedFloat32(NodeId id, bool excluded);
+    // Plans the inputs of a node that runs in float32: the fp32 map's entry when there is one, else the
+    // input as it is where keepAsIs(i, e) says so, else a float32 cast. (Defined in typed_rules.cpp.)
+    template <typename KeepAsIs>
+    void planFloat32Inputs(NodeId id, KeepAsIs keepAsIs);
     void typedTarget(NodeId id);
     void typedWidest(NodeId id);
     void typedConditional(NodeId id, const ConditionalFp32Op& entry);

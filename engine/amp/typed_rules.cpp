@@ -35,20 +35,27 @@ void ConversionPass::typedNode(NodeId id) {
     }
 }
 
-void ConversionPass::typedFloat32(NodeId id, bool excluded) {
+template <typename KeepAsIs>
+void ConversionPass::planFloat32Inputs(NodeId id, KeepAsIs keepAsIs) {
     const Node& n = sourceNode(id);
-    for (const NodeEntry& e : n.inputs) {
+    for (uint32_t i = 0; i < n.inputs.size(); ++i) {
+        const NodeEntry& e = n.inputs[i];
         if (const NodeEntry* m = m_fp32Map.find(e)) {
             m_inputs.push_back(*m);
             notePlainRead(e, *m, id);
-        } else if (isVariableEntry(e)) {
-            // MXNet 1.9.1: a variable feeding a float32 node is assumed to be float32 already.
+        } else if (keepAsIs(i, e)) {
             m_inputs.push_back(plainMirror(e));
             notePlainRead(e, m_inputs.back(), id);
         } else {
             m_inputs.push_back(addCast(e, DType::F32, m_fp32Map));
         }
     }
+}
+
+void ConversionPass::typedFloat32(NodeId id, bool excluded) {
+    const Node& n = sourceNode(id);
+    // MXNet 1.9.1: a variable feeding a float32 node is assumed to be float32 already.
+    planFloat32Inputs(id, [&](uint32_t, const NodeEntry& e) { return isVariableEntry(e); });
     recordOutputs(id, appendCopy(id), m_fp32Map);
 
     NodeDecision& d = m_report.nodes[id];
@@ -207,19 +214,8 @@ void ConversionPass::typedWidest(NodeId id) {
 void ConversionPass::typedConditional(NodeId id, const ConditionalFp32Op& entry) {
     const Node& n = sourceNode(id);
     const std::vector<uint32_t> mutableInputs = m_registry.mutableInputs(n);
-    for (uint32_t i = 0; i < n.inputs.size(); ++i) {
-        const NodeEntry& e = n.inputs[i];
-        if (const NodeEntry* m = m_fp32Map.find(e)) {
-            m_inputs.push_back(*m);
-            notePlainRead(e, *m, id);
-        } else if (contains(mutableInputs, i)) {
-            m_inputs.push_back(plainMirror(e));
-            notePlainRead(e, m_inputs.back(), id);
-        } else {
-            // Unlike the fp32 list, variables are cast too (MXNet 1.9.1).
-            m_inputs.push_back(addCast(e, DType::F32, m_fp32Map));
-        }
-    }
+    // Only mutable inputs stay as they are: unlike the fp32 list, variables are cast too (MXNet 1.9.1).
+    planFloat32Inputs(id, [&](uint32_t i, const NodeEntry&) { return contains(mutableInputs, i); });
     recordOutputs(id, appendCopy(id), m_fp32Map);
 
     NodeDecision& d = m_report.nodes[id];
