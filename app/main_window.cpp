@@ -1,92 +1,715 @@
 #include "main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
-#include <QFile>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHeaderView>
+#include <QFontMetricsF>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
-#include <QTableView>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
 
-#include "formats/load_error.h"
-#include "formats/symbol_json.h"
-#include "node_table_model.h"
+#include "app_settings.h"
+#include "conversion_workspace.h"
+#include "graph_legend.h"
+#include "graph_view.h"
+#include "node_inspector.h"
+#include "op_list_editor.h"
+#include "preferences_dialog.h"
 
-MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), m_model(new NodeTableModel(this)), m_table(new QTableView(this)) {
-    m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->setAlternatingRowColors(true);
-    setCentralWidget(m_table);
+using namespace ampstudio;
 
+namespace {
+
+constexpr int kMaxRecentFiles = 8;
+
+QString byteSize(uint64_t bytes) { return QLocale().formattedDataSize(static_cast<qint64>(bytes)); }
+
+QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+
+bool isModelFile(const QString& path) {
+    return path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) ||
+           path.endsWith(QLatin1String(".params"), Qt::CaseInsensitive);
+}
+
+QString localModelFile(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls()) {
+        return {};
+    }
+    for (const QUrl& url : mime->urls()) {
+        if (url.isLocalFile() && isModelFile(url.toLocalFile())) {
+            return url.toLocalFile();
+        }
+    }
+    return {};
+}
+
+// A pane: a one-line header over a graph view.
+QWidget* makePane(QLabel* header, GraphView* view, QWidget* parent) {
+    auto* pane = new QWidget(parent);
+    auto* layout = new QVBoxLayout(pane);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    header->setContentsMargins(6, 4, 6, 0);
+    header->setTextFormat(Qt::RichText);
+    layout->addWidget(header);
+    layout->addWidget(view, 1);
+    return pane;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_workspace(new ConversionWorkspace(this)) {
+    setAcceptDrops(true);
+    createViews();
+    createDocks();
+    createActions();
+
+    m_countsLabel = new QLabel(this);
+    m_busyLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_busyLabel);
+    statusBar()->addPermanentWidget(m_countsLabel);
+
+    // Node sizes follow the fonts the views draw with.
+    const QFont font = m_afterView->font();
+    QFont bold = font;
+    bold.setBold(true);
+    NodeTextMetrics metrics;
+    metrics.titleCharWidth = QFontMetricsF(bold).averageCharWidth() * 1.05;
+    metrics.labelCharWidth = QFontMetricsF(font).averageCharWidth() * 1.05;
+    metrics.lineHeight = QFontMetricsF(font).height();
+    m_workspace->setTextMetrics(metrics);
+
+    connect(m_workspace, &ConversionWorkspace::documentChanged, this, &MainWindow::showDocument);
+    connect(m_workspace, &ConversionWorkspace::snapshotReady, this, &MainWindow::showSnapshot);
+    connect(m_workspace, &ConversionWorkspace::busyChanged, this, &MainWindow::showBusy);
+
+    setWindowTitle(tr("AMP Studio"));
+    resize(1400, 860);
+    readSettings();
+}
+
+MainWindow::~MainWindow() {
+    // The views outlive this object's members while QWidget destroys its children: silence them
+    // so that no synchronisation slot runs on a half-destroyed window.
+    m_beforeView->blockSignals(true);
+    m_afterView->blockSignals(true);
+}
+
+void MainWindow::createViews() {
+    m_beforeView = new GraphView(this);
+    m_afterView = new GraphView(this);
+    m_beforeView->setObjectName(QStringLiteral("beforeView"));
+    m_afterView->setObjectName(QStringLiteral("afterView"));
+    m_beforeHeader = new QLabel(this);
+    m_afterHeader = new QLabel(this);
+    m_beforePane = makePane(m_beforeHeader, m_beforeView, this);
+    m_afterPane = makePane(m_afterHeader, m_afterView, this);
+    m_splitter = new QSplitter(Qt::Horizontal, this);
+    m_splitter->setObjectName(QStringLiteral("viewSplitter"));
+    m_splitter->addWidget(m_beforePane);
+    m_splitter->addWidget(m_afterPane);
+    m_splitter->setChildrenCollapsible(false);
+    // The legend once, under both views: the colours mean the same in each.
+    m_legend = new GraphLegend(this);
+    auto* central = new QWidget(this);
+    auto* centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(m_splitter, 1);
+    centralLayout->addWidget(m_legend);
+    setCentralWidget(central);
+
+    // Zoom and scroll follow each other; m_syncing breaks the loop the echo would make.
+    const auto syncZoom = [this](GraphView* to) {
+        return [this, to](double zoom) {
+            if (m_syncing) return;
+            m_syncing = true;
+            to->setZoom(zoom);
+            m_syncing = false;
+        };
+    };
+    const auto syncScroll = [this](GraphView* to) {
+        return [this, to](QPointF centre) {
+            if (m_syncing) return;
+            m_syncing = true;
+            to->centreOn(centre);
+            m_syncing = false;
+        };
+    };
+    // The receiving view is the context: a view being destroyed never reaches its deleted twin.
+    connect(m_beforeView, &GraphView::zoomChanged, m_afterView, syncZoom(m_afterView));
+    connect(m_afterView, &GraphView::zoomChanged, m_beforeView, syncZoom(m_beforeView));
+    connect(m_beforeView, &GraphView::viewportMoved, m_afterView, syncScroll(m_afterView));
+    connect(m_afterView, &GraphView::viewportMoved, m_beforeView, syncScroll(m_beforeView));
+    connect(m_beforeView, &GraphView::nodeSelected, this, [this](const QString& name) { selectInBoth(name, m_beforeView); });
+    connect(m_afterView, &GraphView::nodeSelected, this, [this](const QString& name) { selectInBoth(name, m_afterView); });
+    connect(m_beforeView, &GraphView::nodeContextMenuRequested, this, &MainWindow::showNodeContextMenu);
+    connect(m_afterView, &GraphView::nodeContextMenuRequested, this, &MainWindow::showNodeContextMenu);
+}
+
+void MainWindow::createDocks() {
+    m_listEditor = new OpListEditor(m_workspace->settings(), this);
+    m_editorDock = new QDockWidget(tr("Operator Lists"), this);
+    m_editorDock->setObjectName(QStringLiteral("listEditorDock"));
+    m_editorDock->setWidget(m_listEditor);
+    addDockWidget(Qt::RightDockWidgetArea, m_editorDock);
+    connect(m_listEditor, &OpListEditor::errorOccurred, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
+    m_listEditor->setUserPresets(QSettings().value(settings::kUserPresets).toStringList());
+    connect(m_listEditor, &OpListEditor::userPresetsChanged, this,
+            [](const QStringList& paths) { QSettings().setValue(settings::kUserPresets, paths); });
+
+    m_inspector = new NodeInspector(this);
+    m_inspectorDock = new QDockWidget(tr("Node Inspector"), this);
+    m_inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
+    m_inspectorDock->setWidget(m_inspector);
+    // Side by side in height: the lists and the selected node are both wanted while editing.
+    addDockWidget(Qt::RightDockWidgetArea, m_inspectorDock);
+    splitDockWidget(m_editorDock, m_inspectorDock, Qt::Vertical);
+    resizeDocks({m_editorDock, m_inspectorDock}, {3, 2}, Qt::Vertical);
+    connect(m_inspector, &NodeInspector::nodeActivated, this, [this](const QString& name) {
+        selectInBoth(name, m_selectedInAfter ? m_afterView : m_beforeView);
+    });
+}
+
+void MainWindow::createActions() {
+    QUndoStack* undoStack = m_workspace->settings()->undoStack();
+
+    // --- File ---
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::chooseAndOpen);
+    QAction* open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this,
+                                    &MainWindow::chooseAndOpen);
     open->setShortcut(QKeySequence::Open);
-    open->setStatusTip(tr("Open an MXNet symbol file (*-symbol.json)"));
-    QAction* demo = file->addAction(tr("Open &Example (MLP)"), this, &MainWindow::openDemo);
-    demo->setStatusTip(tr("Open the bundled three-layer MLP"));
+    open->setStatusTip(tr("Open an MXNet model (*-symbol.json, with its *-NNNN.params when present)"));
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    QMenu* examples = file->addMenu(tr("&Examples"));
+    const auto exampleList = ConversionWorkspace::examples();
+    for (int i = 0; i < exampleList.size(); ++i) {
+        QAction* action = examples->addAction(exampleList[i].title, this, [this, i] { openExample(i); });
+        action->setStatusTip(tr("Open the bundled example “%1”").arg(exampleList[i].title));
+    }
+    file->addSeparator();
+    QAction* save = file->addAction(QIcon::fromTheme(QStringLiteral("document-save-as")), tr("&Save Converted…"),
+                                    this, &MainWindow::saveConverted);
+    save->setShortcut(QKeySequence::Save);
+    save->setStatusTip(tr("Write the converted model (symbol and parameters) under a new name"));
+    QAction* report = file->addAction(tr("Export &Report…"), this, &MainWindow::exportReport);
+    report->setStatusTip(tr("Write the conversion report (every decision and cast) as JSON"));
+    QAction* exportBefore = file->addAction(tr("Export &Original View…"), this, [this] { exportView(m_beforeView); });
+    exportBefore->setStatusTip(tr("Save the original graph as a PNG or SVG image"));
+    QAction* exportAfter = file->addAction(tr("Export &Converted View…"), this, [this] { exportView(m_afterView); });
+    exportAfter->setStatusTip(tr("Save the converted graph as a PNG or SVG image"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
+    quit->setStatusTip(tr("Quit AMP Studio"));
 
-    setWindowTitle(tr("AMP Studio"));
-    resize(900, 600);
+    // --- Edit ---
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = undoStack->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    undo->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo")));
+    QAction* redo = undoStack->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    redo->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo")));
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    QAction* find = edit->addAction(tr("&Find Node…"), this, [this] {
+        m_searchField->setFocus();
+        m_searchField->selectAll();
+    });
+    find->setShortcut(QKeySequence::Find);
+    find->setStatusTip(tr("Search nodes by name or operator"));
+    QAction* findNext = edit->addAction(tr("Find &Next"), this, [this] { search(false); });
+    findNext->setShortcut(QKeySequence::FindNext);
+    QAction* findPrevious = edit->addAction(tr("Find &Previous"), this, [this] { search(true); });
+    findPrevious->setShortcut(QKeySequence::FindPrevious);
+    edit->addSeparator();
+    QAction* preferences = edit->addAction(tr("Pr&eferences…"), this, &MainWindow::showPreferences);
+    preferences->setShortcut(QKeySequence::Preferences);
+    preferences->setMenuRole(QAction::PreferencesRole);
+
+    // --- View ---
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* fit = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")), tr("&Fit to View"), this, [this] {
+        m_afterView->fitToView();
+    });
+    fit->setShortcut(Qt::CTRL | Qt::Key_0);
+    fit->setStatusTip(tr("Zoom so that the whole graph is visible"));
+    QAction* zoomIn = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-in")), tr("Zoom &In"), this,
+                                      [this] { m_afterView->zoomIn(); });
+    zoomIn->setShortcut(QKeySequence::ZoomIn);
+    QAction* zoomOut = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-out")), tr("Zoom &Out"), this,
+                                       [this] { m_afterView->zoomOut(); });
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    QAction* actualSize = view->addAction(tr("&Actual Size"), this, [this] { m_afterView->resetZoom(); });
+    actualSize->setShortcut(Qt::CTRL | Qt::Key_1);
+    view->addSeparator();
+    m_paneGroup = new QActionGroup(this);
+    const auto addPaneAction = [&](const QString& text, const QKeySequence& key, bool before, bool after) {
+        QAction* action = view->addAction(text, this, [this, before, after] {
+            m_beforePane->setVisible(before);
+            m_afterPane->setVisible(after);
+        });
+        action->setCheckable(true);
+        action->setShortcut(key);
+        m_paneGroup->addAction(action);
+        return action;
+    };
+    addPaneAction(tr("&Both Graphs"), Qt::CTRL | Qt::SHIFT | Qt::Key_B, true, true)->setChecked(true);
+    addPaneAction(tr("Original &Only"), Qt::CTRL | Qt::SHIFT | Qt::Key_O, true, false)
+        ->setStatusTip(tr("Give the whole width to the original graph"));
+    addPaneAction(tr("&Converted Only"), Qt::CTRL | Qt::SHIFT | Qt::Key_C, false, true)
+        ->setStatusTip(tr("Give the whole width to the converted graph"));
+    view->addSeparator();
+    view->addAction(m_editorDock->toggleViewAction());
+    view->addAction(m_inspectorDock->toggleViewAction());
+
+    // --- Help ---
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About AMP Studio"), this, &MainWindow::showAbout)->setMenuRole(QAction::AboutRole);
+
+    // --- Tool bar ---
+    QToolBar* tools = addToolBar(tr("Main"));
+    tools->setObjectName(QStringLiteral("mainToolBar"));
+    tools->addAction(open);
+    tools->addAction(save);
+    tools->addSeparator();
+    tools->addAction(undo);
+    tools->addAction(redo);
+    tools->addSeparator();
+    tools->addAction(zoomIn);
+    tools->addAction(zoomOut);
+    tools->addAction(fit);
+    tools->addSeparator();
+    m_searchField = new QLineEdit(this);
+    m_searchField->setObjectName(QStringLiteral("searchField"));
+    m_searchField->setPlaceholderText(tr("Find node by name or op"));
+    m_searchField->setClearButtonEnabled(true);
+    m_searchField->setMaximumWidth(260);
+    m_searchField->setStatusTip(tr("Search both graphs; Enter jumps to the next match"));
+    tools->addWidget(m_searchField);
+    connect(m_searchField, &QLineEdit::textChanged, this, [this](const QString& text) {
+        const int before = m_beforeView->findNodes(text);
+        const int after = m_afterView->findNodes(text);
+        if (!text.isEmpty()) {
+            statusBar()->showMessage(tr("%n match(es) in the converted graph", nullptr, after) +
+                                         tr(", %n in the original", nullptr, before),
+                                     4000);
+        }
+    });
+    connect(m_searchField, &QLineEdit::returnPressed, this, [this] { search(false); });
+    tools->addAction(findPrevious);
+    tools->addAction(findNext);
+    findPrevious->setIcon(QIcon::fromTheme(QStringLiteral("go-up")));
+    findNext->setIcon(QIcon::fromTheme(QStringLiteral("go-down")));
 }
+
+// --- opening ---
 
 bool MainWindow::openFile(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        reportLoadFailure(tr("%1: %2").arg(path, file.errorString()));
+    QString error;
+    if (!m_workspace->openFile(path, &error)) {
+        reportLoadFailure(error);
         return false;
     }
-    return showSymbolJson(file.readAll(), path);
-}
-
-bool MainWindow::openDemo() {
-    QFile file(QStringLiteral(":/examples/mlp-symbol.json"));
-    file.open(QIODevice::ReadOnly);
-    return showSymbolJson(file.readAll(), tr("MLP example"));
-}
-
-bool MainWindow::showSymbolJson(const QByteArray& text, const QString& displayName) {
-    try {
-        m_model->setGraph(ampstudio::parseSymbolJson(std::string_view(text.constData(), std::size_t(text.size())),
-                                                     displayName.toStdString()));
-    } catch (const ampstudio::LoadError& e) {
-        reportLoadFailure(QString::fromStdString(e.what()));
-        return false;
-    }
-    m_table->resizeColumnsToContents();
-    const auto& graph = m_model->graph();
-    const auto variables = graph.argNodes().size();
-    statusBar()->showMessage(tr("%1: %2 nodes (%3 operators, %4 variables)")
-                                 .arg(QFileInfo(displayName).fileName())
-                                 .arg(graph.size())
-                                 .arg(graph.size() - variables)
-                                 .arg(variables));
-    setWindowTitle(tr("%1 — AMP Studio").arg(QFileInfo(displayName).fileName()));
+    addRecentFile(m_workspace->symbolPath());
     return true;
+}
+
+bool MainWindow::openDemo() { return openExample(0); }
+
+bool MainWindow::openExample(int index) {
+    const auto examples = ConversionWorkspace::examples();
+    if (index < 0 || index >= examples.size()) {
+        return false;
+    }
+    QString error;
+    if (!m_workspace->openExample(examples[index], &error)) {
+        reportLoadFailure(error);
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::chooseAndOpen() {
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Model"), settings.value(settings::kLastDirectory).toString(),
+        tr("MXNet models (*-symbol.json *.json *.params);;All files (*)"));
+    if (!path.isEmpty()) {
+        settings.setValue(settings::kLastDirectory, QFileInfo(path).absolutePath());
+        openFile(path);
+    }
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (!localModelFile(event->mimeData()).isEmpty()) {
+        event->acceptProposedAction();
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QString path = localModelFile(event->mimeData());
+    if (path.isEmpty()) {
+        return;
+    }
+    event->acceptProposedAction();
+    openFile(path);
 }
 
 void MainWindow::reportLoadFailure(const QString& message) {
     emit loadFailed(message);
+    reportError(tr("Cannot open model"), message);
+}
+
+void MainWindow::reportError(const QString& title, const QString& message) {
+    statusBar()->showMessage(message, 10000);
     // Window-modal and non-blocking: the current document stays usable behind it, and nothing
     // spins a nested event loop.
-    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open model"), message, QMessageBox::Ok, this);
+    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setWindowModality(Qt::WindowModal);
     box->open();
 }
 
-void MainWindow::chooseAndOpen() {
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open Model"), {}, tr("MXNet symbol (*-symbol.json *.json)"));
-    if (!path.isEmpty()) {
-        openFile(path);
+// --- showing ---
+
+void MainWindow::showDocument() {
+    m_selectedName.clear();
+    m_inspector->clear();
+    QStringList names;
+    for (const Node& node : m_workspace->source()->nodes) {
+        names.append(fromStd(node.name));
     }
+    m_listEditor->setNodeNames(names);  // completion for exclusions
+    setWindowTitle(tr("%1 — AMP Studio").arg(m_workspace->displayName()));
+    const QString params = m_workspace->paramsPath().isEmpty()
+                               ? (m_workspace->params() ? tr("bundled parameters") : tr("no parameters"))
+                               : QFileInfo(m_workspace->paramsPath()).fileName();
+    statusBar()->showMessage(tr("Opened %1 (%2)").arg(m_workspace->displayName(), params), 5000);
+}
+
+void MainWindow::showSnapshot() {
+    const auto snapshot = m_workspace->snapshot();
+    if (!snapshot) {
+        return;
+    }
+    const bool firstOfDocument = m_beforeView->drawing().nodes.isEmpty() || snapshot->before.nodes.size() !=
+                                                                               m_beforeView->drawing().nodes.size();
+    m_beforeView->setDrawing(snapshot->before);
+    m_afterView->setDrawing(snapshot->after);
+    const auto& options = m_workspace->settings()->options();
+    m_beforeHeader->setText(tr("<b>Original</b> — %n node(s)", nullptr, int(snapshot->source->size())));
+    if (snapshot->conversion) {
+        const auto& report = snapshot->conversion->report;
+        m_afterHeader->setText(tr("<b>Converted</b> to %1, %2 mode — %n node(s)", nullptr, int(report.nodesAfter))
+                                   .arg(fromStd(dtypeName(report.targetDtype)), fromStd(conversionModeName(report.mode))));
+    } else {
+        m_afterHeader->setText(tr("<b>Converted</b> — <span style='color:#c0392b'>cannot convert: %1</span>")
+                                   .arg(snapshot->error.toHtmlEscaped()));
+    }
+    Q_UNUSED(options);
+    m_countsLabel->setText(countsText());
+    if (firstOfDocument) {
+        m_afterView->fitToView();
+        m_beforeView->fitToView();
+    }
+    if (!m_selectedName.isEmpty()) {
+        m_syncing = true;
+        m_beforeView->selectNode(m_selectedName, false);
+        m_afterView->selectNode(m_selectedName, false);
+        m_syncing = false;
+    }
+    updateInspector();
+}
+
+QString MainWindow::countsText() const {
+    const auto snapshot = m_workspace->snapshot();
+    if (!snapshot || !snapshot->conversion) {
+        return {};
+    }
+    const auto& r = snapshot->conversion->report;
+    QString text = tr("%1 → %2 nodes · %3 amp_cast · %4 amp_multicast · %5% of compute in %6")
+                       .arg(r.nodesBefore)
+                       .arg(r.nodesAfter)
+                       .arg(r.ampCastCount)
+                       .arg(r.ampMulticastCount)
+                       .arg(QLocale().toString(100.0 * r.targetShare(), 'f', 0))
+                       .arg(fromStd(dtypeName(r.targetDtype)));
+    if (r.paramsKnown) {
+        text += tr(" · parameters %1 → %2").arg(byteSize(r.paramBytesBefore), byteSize(r.paramBytesAfter));
+    }
+    return text;
+}
+
+void MainWindow::showBusy(bool busy) { m_busyLabel->setText(busy ? tr("Converting…") : QString()); }
+
+void MainWindow::selectInBoth(const QString& name, GraphView* from) {
+    if (m_syncing) {
+        return;
+    }
+    m_syncing = true;
+    m_selectedName = name;
+    m_selectedInAfter = from == m_afterView || !m_beforeView->hasNode(name);
+    from->selectNode(name, true);
+    GraphView* other = from == m_afterView ? m_beforeView : m_afterView;
+    other->selectNode(name, true);
+    m_syncing = false;
+    updateInspector();
+}
+
+void MainWindow::updateInspector() {
+    const auto snapshot = m_workspace->snapshot();
+    if (!snapshot || m_selectedName.isEmpty()) {
+        m_inspector->clear();
+        return;
+    }
+    std::shared_ptr<const ConversionReport> report;
+    std::shared_ptr<const Graph> graph = snapshot->source;
+    if (snapshot->conversion) {
+        report = std::shared_ptr<const ConversionReport>(snapshot->conversion, &snapshot->conversion->report);
+        if (m_selectedInAfter) {
+            graph = std::shared_ptr<const Graph>(snapshot->conversion, &snapshot->conversion->graph);
+        }
+    }
+    const std::string name = m_selectedName.toStdString();
+    int index = -1;
+    for (std::size_t i = 0; i < graph->size(); ++i) {
+        if (graph->nodes[i].name == name) {
+            index = static_cast<int>(i);
+            break;
+        }
+    }
+    if (index < 0 && m_selectedInAfter) {  // e.g. an unreachable node exists only in the original
+        graph = snapshot->source;
+        for (std::size_t i = 0; i < graph->size() && index < 0; ++i) {
+            if (graph->nodes[i].name == name) index = static_cast<int>(i);
+        }
+    }
+    m_inspector->showNode(graph, report, index);
+}
+
+// --- node context menu ---
+
+QMenu* MainWindow::createNodeContextMenu(const QString& nodeName, QWidget* parent) {
+    auto* menu = new QMenu(parent);
+    ConversionSettings* settings = m_workspace->settings();
+    const auto source = m_workspace->source();
+    const Node* node = nullptr;
+    if (source) {
+        const std::string name = nodeName.toStdString();
+        for (const Node& candidate : source->nodes) {
+            if (candidate.name == name) {
+                node = &candidate;
+                break;
+            }
+        }
+    }
+    const bool excluded = settings->options().excludedSymNames.count(nodeName.toStdString()) != 0;
+    QAction* exclude = menu->addAction(excluded ? tr("&Include “%1” in the conversion").arg(nodeName)
+                                                : tr("&Exclude “%1” (keep it in FP32)").arg(nodeName));
+    exclude->setObjectName(QStringLiteral("excludeNode"));
+    exclude->setEnabled(node != nullptr);  // casts exist only in the converted graph
+    connect(exclude, &QAction::triggered, this, [settings, nodeName, excluded] { settings->setExcluded(nodeName, !excluded); });
+
+    if (node && !node->isVariable()) {
+        const QString op = fromStd(node->op);
+        QMenu* move = menu->addMenu(tr("&Move “%1” to").arg(op));
+        move->setObjectName(QStringLiteral("moveOp"));
+        const OpList current = settings->listOf(op);
+        const std::pair<OpList, QString> targets[] = {
+            {OpList::Target, tr("&Target-dtype ops")}, {OpList::Fp32, tr("&FP32 ops")},
+            {OpList::Widest, tr("&Widest-type ops")},  {OpList::Neutral, tr("&Neutral ops")},
+            {OpList::None, tr("No &list")},
+        };
+        static const char* const kObjectNames[] = {"moveToTarget", "moveToFp32", "moveToWidest", "moveToNeutral",
+                                                   "moveToNone"};
+        int i = 0;
+        for (const auto& [list, text] : targets) {
+            QAction* action = move->addAction(text, this, [settings, op, list = list] { settings->moveOp(op, list); });
+            action->setObjectName(QLatin1String(kObjectNames[i++]));
+            action->setCheckable(true);
+            action->setChecked(list == current);
+            action->setEnabled(list != current);
+        }
+    }
+    menu->addSeparator();
+    QAction* copy = menu->addAction(tr("&Copy Name"), this, [nodeName] { QApplication::clipboard()->setText(nodeName); });
+    copy->setObjectName(QStringLiteral("copyName"));
+    return menu;
+}
+
+void MainWindow::showNodeContextMenu(const QString& name, const QPoint& globalPos) {
+    QMenu* menu = createNodeContextMenu(name, this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(globalPos);
+}
+
+// --- saving ---
+
+void MainWindow::saveConverted() {
+    if (!m_workspace->hasDocument()) {
+        return;
+    }
+    const QString suggested = m_workspace->suggestedOutputPrefix() + QStringLiteral("-symbol.json");
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save Converted Model"), suggested, tr("MXNet symbol (*-symbol.json)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    QString prefix = path;
+    if (prefix.endsWith(QLatin1String("-symbol.json"))) {
+        prefix.chop(int(qstrlen("-symbol.json")));
+    } else if (prefix.endsWith(QLatin1String(".json"))) {
+        prefix.chop(5);
+    }
+    QString error;
+    QStringList written;
+    if (!m_workspace->saveConverted(prefix, &error, &written)) {
+        reportError(tr("Cannot save"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(written.join(tr(" and "))), 8000);
+}
+
+void MainWindow::exportReport() {
+    if (!m_workspace->hasDocument()) {
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Conversion Report"),
+                                                      m_workspace->suggestedOutputPrefix() + QStringLiteral("-report.json"),
+                                                      tr("JSON (*.json)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    QString error;
+    if (!m_workspace->exportReport(path, &error)) {
+        reportError(tr("Cannot export the report"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(path), 8000);
+}
+
+void MainWindow::exportView(GraphView* view) {
+    const QString suffix = view == m_afterView ? QStringLiteral("-converted") : QStringLiteral("-original");
+    QString filter;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Graph Image"), m_workspace->suggestedOutputPrefix() + suffix + QStringLiteral(".png"),
+        tr("PNG image (*.png);;SVG drawing (*.svg)"), &filter);
+    if (path.isEmpty()) {
+        return;
+    }
+    QString error;
+    const bool svg = path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive);
+    if (!(svg ? view->exportSvg(path, &error) : view->exportPng(path, &error))) {
+        reportError(tr("Cannot export the image"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(path), 8000);
+}
+
+// --- search, preferences, about ---
+
+void MainWindow::search(bool backwards) {
+    const QString text = m_searchField->text();
+    if (text.isEmpty()) {
+        return;
+    }
+    if (m_afterView->findNodes(text) == 0) {
+        statusBar()->showMessage(tr("No node matches “%1”").arg(text), 4000);
+        return;
+    }
+    if (backwards) {
+        m_afterView->selectPreviousMatch();
+    } else {
+        m_afterView->selectNextMatch();
+    }
+}
+
+void MainWindow::showPreferences() {
+    PreferencesDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted) {
+        dialog.apply();
+    }
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(this, tr("About AMP Studio"),
+                       tr("<h3>AMP Studio %1</h3><p>Converts FP32 MXNet models to mixed precision (float16, "
+                          "bfloat16) as MXNet's AMP does, shows every decision, and trains with dynamic loss "
+                          "scaling.</p>")
+                           .arg(QApplication::applicationVersion()));
+}
+
+// --- settings ---
+
+void MainWindow::addRecentFile(const QString& path) {
+    if (path.isEmpty()) {
+        return;
+    }
+    QSettings settings;
+    QStringList files = settings::readRecentFiles(settings);
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxRecentFiles) files.removeLast();
+    settings::writeRecentFiles(settings, files);
+    updateRecentFilesMenu();
+}
+
+void MainWindow::updateRecentFilesMenu() {
+    m_recentMenu->clear();
+    QSettings settings;
+    const QStringList files = settings::readRecentFiles(settings);
+    for (const QString& path : files) {
+        QAction* action = m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); });
+        action->setStatusTip(path);
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+    if (!files.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("&Clear Menu"), this, [this] {
+            QSettings s;
+            settings::writeRecentFiles(s, {});
+            updateRecentFilesMenu();
+        });
+    }
+}
+
+void MainWindow::readSettings() {
+    QSettings settings;
+    restoreGeometry(settings.value(settings::kGeometry).toByteArray());
+    restoreState(settings.value(settings::kWindowState).toByteArray());
+    m_splitter->restoreState(settings.value(settings::kSplitterState).toByteArray());
+    updateRecentFilesMenu();
+}
+
+void MainWindow::writeSettings() const {
+    QSettings settings;
+    settings.setValue(settings::kGeometry, saveGeometry());
+    settings.setValue(settings::kWindowState, saveState());
+    settings.setValue(settings::kSplitterState, m_splitter->saveState());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    writeSettings();
+    event->accept();
 }

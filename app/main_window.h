@@ -1,34 +1,101 @@
 #pragma once
-// The composition root of the GUI. For now: open a model and list its nodes; the conversion
-// workspace (graph views, list editor, inspector) grows here.
+// The composition root of the GUI: the conversion workspace (original and converted graph side by
+// side, the op-list editor and the node inspector as docks), its menus and settings. It only wires
+// widgets to the ConversionWorkspace; widgets never talk to each other directly.
 
 #include <QMainWindow>
+#include <QPointer>
 
-class NodeTableModel;
-class QTableView;
+class ConversionWorkspace;
+class GraphLegend;
+class GraphView;
+class NodeInspector;
+class OpListEditor;
+class QActionGroup;
+class QDockWidget;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QSplitter;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
 
-    // Loads a symbol JSON file; on failure shows a dialog naming the file and the reason and keeps
-    // the current document. Returns whether it loaded.
+    // Opens a symbol file (or a .params file with its symbol); on failure shows a dialog naming the
+    // file and the reason and keeps the current document. Returns whether it loaded.
     bool openFile(const QString& path);
-    // Loads the bundled MLP example.
+    // Opens the first bundled example (the MLP).
     bool openDemo();
+    bool openExample(int index);
 
-    const NodeTableModel* nodeModel() const { return m_model; }
+    ConversionWorkspace* workspace() const { return m_workspace; }
+    GraphView* beforeView() const { return m_beforeView; }
+    GraphView* afterView() const { return m_afterView; }
+    NodeInspector* inspector() const { return m_inspector; }
+    OpListEditor* listEditor() const { return m_listEditor; }
+    // The node context menu (also what a right click on a node shows); the caller owns it.
+    QMenu* createNodeContextMenu(const QString& nodeName, QWidget* parent);
+    // The counts shown in the status bar, as text.
+    QString countsText() const;
 
 signals:
     // A file failed to load; the message names the file and the reason (also shown in a dialog).
     void loadFailed(const QString& message);
 
-private:
-    void reportLoadFailure(const QString& message);
-    bool showSymbolJson(const QByteArray& text, const QString& displayName);
-    void chooseAndOpen();
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
 
-    NodeTableModel* m_model;
-    QTableView* m_table;
+private:
+    void createViews();
+    void createDocks();
+    void createActions();
+    void readSettings();
+    void writeSettings() const;
+
+    void showDocument();
+    void showSnapshot();
+    void showBusy(bool busy);
+    void updateInspector();
+    void selectInBoth(const QString& name, GraphView* from);
+    void showNodeContextMenu(const QString& name, const QPoint& globalPos);
+
+    void chooseAndOpen();
+    void saveConverted();
+    void exportReport();
+    void exportView(GraphView* view);
+    void showPreferences();
+    void showAbout();
+    void search(bool backwards);
+
+    void addRecentFile(const QString& path);
+    void updateRecentFilesMenu();
+    void reportLoadFailure(const QString& message);
+    void reportError(const QString& title, const QString& message);
+
+    ConversionWorkspace* m_workspace;
+    GraphView* m_beforeView = nullptr;
+    GraphView* m_afterView = nullptr;
+    QLabel* m_beforeHeader = nullptr;
+    QLabel* m_afterHeader = nullptr;
+    QWidget* m_beforePane = nullptr;
+    QWidget* m_afterPane = nullptr;
+    QSplitter* m_splitter = nullptr;
+    OpListEditor* m_listEditor = nullptr;
+    NodeInspector* m_inspector = nullptr;
+    QDockWidget* m_editorDock = nullptr;
+    QDockWidget* m_inspectorDock = nullptr;
+    QLabel* m_countsLabel = nullptr;
+    QLabel* m_busyLabel = nullptr;
+    GraphLegend* m_legend = nullptr;
+    QLineEdit* m_searchField = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QActionGroup* m_paneGroup = nullptr;
+    QString m_selectedName;     // synchronised across both views
+    bool m_selectedInAfter = false;  // the inspector shows the converted graph's node
+    bool m_syncing = false;     // guards the view synchronisation against feedback
 };

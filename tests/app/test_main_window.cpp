@@ -1,32 +1,233 @@
-// The window as a user meets it: it starts on the demo, lists the model, survives a bad file.
+// The conversion workspace as a user meets it: it starts on an example, a dropped model shows in
+// both views, list edits and exclusions change the converted view and undo restores it exactly,
+// selection follows across views, saving round-trips, a bad file keeps the document, German loads.
 #include <QAbstractItemModelTester>
+#include <QDropEvent>
+#include <QMenu>
+#include <QMimeData>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTranslator>
+#include <QUndoStack>
 #include <QtTest>
 
+#include "amp/conversion.h"
+#include "app_settings.h"
+#include "conversion_workspace.h"
+#include "formats/symbol_json.h"
+#include "graph_view.h"
 #include "main_window.h"
-#include "node_table_model.h"
+#include "node_inspector.h"
+
+using namespace ampstudio;
+
+namespace {
+
+const QString kSqueezenet = QStringLiteral(AMS_TESTDATA_DIR "/mxnet/squeezenet_v1.1-symbol.json");
+const QString kExamples = QStringLiteral(AMS_SOURCE_DIR "/resources/examples");
+
+// The snapshot matches the settings once the workspace is idle.
+bool settled(const MainWindow& window) {
+    return window.workspace()->snapshot() && !window.workspace()->isBusy();
+}
+
+const ConversionReport& reportOf(const MainWindow& window) { return window.workspace()->snapshot()->conversion->report; }
+
+const NodeDecision* decisionOf(const MainWindow& window, const std::string& name) {
+    for (const NodeDecision& d : reportOf(window).nodes) {
+        if (d.name == name) return &d;
+    }
+    return nullptr;
+}
+
+void drop(QWidget* target, const QString& path) {
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(path)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent dropEvent(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &dropEvent);
+}
+
+QAction* findAction(QMenu* menu, const QString& objectName) {
+    return menu->findChild<QAction*>(objectName);
+}
+
+bool sameOptions(const ConversionOptions& a, const ConversionOptions& b) {
+    return a.lists == b.lists && a.mode == b.mode && a.excludedSymNames == b.excludedSymNames &&
+           a.dataNames == b.dataNames && a.castOptionalParams == b.castOptionalParams;
+}
+
+}  // namespace
 
 class TestMainWindow : public QObject {
     Q_OBJECT
 private slots:
-    void demoListsTheMlp() {
-        MainWindow window;
-        QVERIFY(window.openDemo());
-        const NodeTableModel* model = window.nodeModel();
-        QAbstractItemModelTester tester(const_cast<NodeTableModel*>(model),
-                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QCOMPARE(model->rowCount(), 14);
-        QCOMPARE(model->index(3, NodeTableModel::OpColumn).data().toString(), QStringLiteral("FullyConnected"));
-        QCOMPARE(model->index(3, NodeTableModel::InputsColumn).data().toString(),
-                 QStringLiteral("data, fc1_weight, fc1_bias"));
-        QCOMPARE(model->index(0, NodeTableModel::OpColumn).data().toString(), QStringLiteral("variable"));
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);  // QSettings go to a test location
+        QSettings().clear();
     }
 
-    void opensARealFile() {
+    void startsOnTheMlpWithBothViews() {
         MainWindow window;
-        QVERIFY(window.openFile(QStringLiteral(AMS_TESTDATA_DIR "/mxnet/squeezenet_v1.1-symbol.json")));
-        QCOMPARE(window.nodeModel()->rowCount(), 121);
+        QVERIFY(window.openDemo());
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        QCOMPARE(window.beforeView()->drawing().nodes.size(), 14);
+        const auto& report = reportOf(window);
+        QCOMPARE(window.afterView()->drawing().nodes.size(), qsizetype(report.nodesAfter));
+        QVERIFY(report.ampCastCount > 0);
+        QCOMPARE(std::size_t(window.afterView()->highlightedCastCount()), report.ampCastCount + report.ampMulticastCount);
+        QCOMPARE(window.beforeView()->highlightedCastCount(), 0);
+        QVERIFY2(window.countsText().contains(QStringLiteral("amp_cast")), qPrintable(window.countsText()));
+    }
+
+    void droppingARealModelShowsBothViews() {
+        MainWindow window;
+        QVERIFY(window.openDemo());
+        drop(&window, kSqueezenet);
+        QCOMPARE(window.workspace()->displayName(), QStringLiteral("squeezenet_v1.1-symbol.json"));
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 20000);
+        QCOMPARE(window.beforeView()->drawing().nodes.size(), 121);
+        const auto& report = reportOf(window);
+        QCOMPARE(std::size_t(window.afterView()->drawing().nodes.size()), report.nodesAfter);
+        QCOMPARE(std::size_t(window.afterView()->highlightedCastCount()), report.ampCastCount + report.ampMulticastCount);
+        QVERIFY(QSettings().value(settings::kRecentFiles + QStringLiteral("/1/path")).toString().endsWith(
+            QStringLiteral("squeezenet_v1.1-symbol.json")));
+    }
+
+    void droppingParamsFindsTheirSymbol() {
+        MainWindow window;
+        drop(&window, kExamples + QStringLiteral("/small-cnn-0000.params"));
+        QCOMPARE(window.workspace()->displayName(), QStringLiteral("small-cnn-symbol.json"));
+        QVERIFY(window.workspace()->params());
+        QVERIFY(window.workspace()->paramsPath().endsWith(QStringLiteral("small-cnn-0000.params")));
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        QVERIFY(reportOf(window).paramsKnown);
+        QVERIFY(reportOf(window).paramBytesBefore > 1000000);
+    }
+
+    void movingAnOpChangesTheConvertedViewAndUndoRestoresIt() {
+        MainWindow window;
+        QVERIFY(window.openDemo());
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        const ConversionOptions before = window.workspace()->settings()->options();
+        const GraphDrawing drawingBefore = window.afterView()->drawing();
+        const QString countsBefore = window.countsText();
+        const int castsBefore = window.afterView()->highlightedCastCount();
+        QCOMPARE(decisionOf(window, "fc1")->precision, NodePrecision::Target);
+
+        std::unique_ptr<QMenu> menu(window.createNodeContextMenu(QStringLiteral("fc1"), &window));
+        QAction* toFp32 = findAction(menu.get(), QStringLiteral("moveToFp32"));
+        QVERIFY(toFp32);
+        QVERIFY(toFp32->isEnabled());
+        toFp32->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        QCOMPARE(decisionOf(window, "fc1")->precision, NodePrecision::Float32);
+        QVERIFY(window.countsText() != countsBefore);
+        QVERIFY(window.afterView()->highlightedCastCount() != castsBefore);
+        QCOMPARE(window.workspace()->settings()->undoStack()->undoText(),
+                 QStringLiteral("Move FullyConnected to FP32 ops"));
+
+        window.workspace()->settings()->undoStack()->undo();
+        QVERIFY(sameOptions(window.workspace()->settings()->options(), before));
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        QCOMPARE(window.countsText(), countsBefore);
+        const GraphDrawing drawingAfterUndo = window.afterView()->drawing();
+        QCOMPARE(drawingAfterUndo.nodes.size(), drawingBefore.nodes.size());
+        for (qsizetype i = 0; i < drawingBefore.nodes.size(); ++i) {
+            QCOMPARE(drawingAfterUndo.nodes[i].name, drawingBefore.nodes[i].name);
+            QCOMPARE(drawingAfterUndo.nodes[i].style, drawingBefore.nodes[i].style);
+            QCOMPARE(drawingAfterUndo.nodes[i].centre, drawingBefore.nodes[i].centre);
+        }
+    }
+
+    void excludingANodeRunsItInFp32() {
+        MainWindow window;
+        QVERIFY(window.openDemo());
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        std::unique_ptr<QMenu> menu(window.createNodeContextMenu(QStringLiteral("fc2"), &window));
+        QAction* exclude = findAction(menu.get(), QStringLiteral("excludeNode"));
+        QVERIFY(exclude);
+        exclude->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        const NodeDecision* fc2 = decisionOf(window, "fc2");
+        QCOMPARE(fc2->precision, NodePrecision::Float32);
+        QCOMPARE(fc2->rule, DecisionRule::Excluded);
+        QCOMPARE(window.workspace()->settings()->undoStack()->undoText(), QStringLiteral("Exclude fc2"));
+        // The menu now offers the way back.
+        std::unique_ptr<QMenu> again(window.createNodeContextMenu(QStringLiteral("fc2"), &window));
+        QVERIFY(findAction(again.get(), QStringLiteral("excludeNode"))->text().contains(QStringLiteral("Include")));
+    }
+
+    void selectionFollowsAcrossViewsAndFillsTheInspector() {
+        MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openDemo());
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        GraphView* before = window.beforeView();
+        before->centreOn(before->nodeScenePos(QStringLiteral("relu1")));
+        const QPoint at = before->mapFromScene(before->nodeScenePos(QStringLiteral("relu1")));
+        QCOMPARE(before->nodeNameAt(at), QStringLiteral("relu1"));
+        QTest::mouseClick(before->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(window.afterView()->selectedNode(), QStringLiteral("relu1"));
+        QCOMPARE(window.inspector()->nodeName(), QStringLiteral("relu1"));
+        // A cast exists only in the converted graph: the original clears its selection.
+        const auto& casts = reportOf(window).casts;
+        QVERIFY(!casts.empty());
+        const QString cast = QString::fromStdString(std::string(casts.front().name.data(), casts.front().name.size()));
+        window.afterView()->selectNode(cast);
+        emit window.afterView()->nodeSelected(cast);
+        QCOMPARE(window.beforeView()->selectedNode(), QString());
+        QCOMPARE(window.inspector()->nodeName(), cast);
+    }
+
+    void savedModelReloadsAsTheConversion() {
+        QTemporaryDir dir;
+        MainWindow window;
+        QVERIFY(window.openFile(kSqueezenet));
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 20000);
+        const QString prefix = dir.filePath(QStringLiteral("squeezenet-fp16"));
+        QString error;
+        QStringList written;
+        QVERIFY2(window.workspace()->saveConverted(prefix, &error, &written), qPrintable(error));
+        QCOMPARE(written, QStringList{prefix + QStringLiteral("-symbol.json")});
+        const std::string expected = serializeSymbolJson(window.workspace()->snapshot()->conversion->graph);
+
+        MainWindow reopened;
+        QVERIFY(reopened.openFile(written.first()));
+        QCOMPARE(serializeSymbolJson(*reopened.workspace()->source()), expected);
+        QVERIFY2(window.workspace()->exportReport(dir.filePath(QStringLiteral("report.json")), &error), qPrintable(error));
+        QVERIFY(QFileInfo(dir.filePath(QStringLiteral("report.json"))).size() > 1000);
+    }
+
+    void savingNeverOverwritesTheInput() {
+        QTemporaryDir dir;
+        const QString symbol = dir.filePath(QStringLiteral("cnn-symbol.json"));
+        const QString params = dir.filePath(QStringLiteral("cnn-0000.params"));
+        QVERIFY(QFile::copy(kExamples + QStringLiteral("/small-cnn-symbol.json"), symbol));
+        QVERIFY(QFile::copy(kExamples + QStringLiteral("/small-cnn-0000.params"), params));
+        const QByteArray paramsBytes = [&] { QFile f(params); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+        MainWindow window;
+        QVERIFY(window.openFile(symbol));
+        QCOMPARE(window.workspace()->paramsPath(), params);
+        QString error;
+        QVERIFY(!window.workspace()->saveConverted(dir.filePath(QStringLiteral("cnn")), &error));
+        QVERIFY2(error.contains(QStringLiteral("refusing to overwrite")), qPrintable(error));
+        QFile f(params);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), paramsBytes);
+        // With parameters: cast_optional_params halves what it stores in float16.
+        window.workspace()->settings()->setCastOptionalParams(true);
+        QStringList written;
+        QVERIFY2(window.workspace()->saveConverted(dir.filePath(QStringLiteral("cnn-fp16")), &error, &written),
+                 qPrintable(error));
+        QCOMPARE(written.size(), 2);
+        QVERIFY(QFileInfo(written[1]).size() < paramsBytes.size() * 3 / 4);
     }
 
     void badFileKeepsTheDocument() {
@@ -43,9 +244,32 @@ private slots:
         QCOMPARE(failed.count(), 1);
         QVERIFY2(failed.at(0).at(0).toString().contains(QStringLiteral("broken-symbol.json")),
                  qPrintable(failed.at(0).at(0).toString()));
-        QCOMPARE(window.nodeModel()->rowCount(), 14);  // the MLP is still there
+        QCOMPARE(window.workspace()->source()->size(), std::size_t(14));  // the MLP is still there
         QVERIFY(!window.openFile(dir.filePath(QStringLiteral("missing-symbol.json"))));
-        QCOMPARE(window.nodeModel()->rowCount(), 14);
+        QCOMPARE(failed.count(), 2);
+        QCOMPARE(window.workspace()->source()->size(), std::size_t(14));
+    }
+
+    void everyExampleOpens_data() {
+        QTest::addColumn<int>("index");
+        for (int i = 0; i < ConversionWorkspace::examples().size(); ++i) {
+            QTest::newRow(qPrintable(ConversionWorkspace::examples()[i].symbolPath)) << i;
+        }
+    }
+    void everyExampleOpens() {
+        QFETCH(int, index);
+        MainWindow window;
+        QVERIFY(window.openExample(index));
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        QVERIFY(window.workspace()->snapshot()->conversion);
+        QVERIFY(!window.afterView()->drawing().nodes.isEmpty());
+    }
+
+    void germanTranslationLoads() {
+        QTranslator translator;
+        QVERIFY(translator.load(QStringLiteral(":/i18n/ampstudio_de.qm")));
+        QCOMPARE(translator.translate("MainWindow", "&File"), QStringLiteral("&Datei"));
+        QCOMPARE(translator.translate("MainWindow", "&Save Converted…"), QStringLiteral("Konvertiertes Modell &speichern…"));
     }
 };
 

@@ -1,0 +1,46 @@
+#include "amp/converted_model.h"
+
+#include "amp/param_casting.h"
+#include "formats/atomic_file.h"
+#include "formats/symbol_json.h"
+
+namespace ampstudio {
+namespace {
+
+void refuseToOverwrite(const std::filesystem::path& output, std::span<const std::filesystem::path> inputs) {
+    for (const auto& input : inputs) {
+        if (sameFile(output, input)) {
+            throw SaveError("refusing to overwrite the input file " + input.string() + " (choose another name)");
+        }
+    }
+}
+
+}  // namespace
+
+ConvertedModelFiles convertedModelFiles(const std::string& prefix, bool withParams) {
+    ConvertedModelFiles files{prefix + "-symbol.json", std::nullopt};
+    if (withParams) {
+        files.params = prefix + "-0000.params";
+    }
+    return files;
+}
+
+ConvertedModelFiles saveConvertedModel(const std::string& prefix, const ConversionResult& result, DType targetDtype,
+                                       const NDArrayList* params, std::span<const std::filesystem::path> inputs,
+                                       ConversionReport* report) {
+    const ConvertedModelFiles files = convertedModelFiles(prefix, params != nullptr);
+    refuseToOverwrite(files.symbol, inputs);
+    if (files.params) {
+        refuseToOverwrite(*files.params, inputs);
+    }
+    if (params) {
+        NDArrayList cast = *params;
+        ConversionReport scratch;
+        applyParamCasting(cast, result.storedInTargetDtype, targetDtype, report ? *report : scratch);
+        writeNDArrayListFile(*files.params, cast);
+    }
+    writeSymbolJsonFile(files.symbol, result.graph);
+    return files;
+}
+
+}  // namespace ampstudio

@@ -1,0 +1,30 @@
+#pragma once
+// Saving a conversion the way both the CLI and the GUI do it: `PREFIX-symbol.json`, and with the
+// source's parameters `PREFIX-0000.params` (cast_optional_params applied), each written atomically,
+// and never over one of the files the conversion was made from.
+
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "amp/conversion.h"
+#include "formats/ndarray_list.h"
+
+namespace ampstudio {
+
+struct ConvertedModelFiles {
+    std::filesystem::path symbol;                 // PREFIX-symbol.json
+    std::optional<std::filesystem::path> params;  // PREFIX-0000.params, when parameters were given
+};
+
+ConvertedModelFiles convertedModelFiles(const std::string& prefix, bool withParams);
+
+// Throws SaveError naming the file when an output would replace one of `inputs` (checked before
+// anything is written) or a write fails. `params` is copied, cast (applyParamCasting with the
+// result's storedInTargetDtype) and written; `report`, when given, receives the parameter bytes.
+ConvertedModelFiles saveConvertedModel(const std::string& prefix, const ConversionResult& result, DType targetDtype,
+                                       const NDArrayList* params, std::span<const std::filesystem::path> inputs,
+                                       ConversionReport* report = nullptr);
+
+}  // namespace ampstudio

@@ -1,0 +1,223 @@
+// What the two views are built from: the snapshot of a conversion (report, both layouts, both
+// drawings) and the job tracker that computes it off the GUI thread and drops stale results.
+#include <QSemaphore>
+#include <QThreadPool>
+#include <QtTest>
+
+#include <algorithm>
+#include <atomic>
+
+#include "amp/param_casting.h"
+#include "formats/ndarray_list.h"
+#include "formats/symbol_json.h"
+#include "job_tracker.h"
+#include "workspace_snapshot.h"
+
+using namespace ampstudio;
+
+namespace {
+
+WorkspaceSnapshot snapshotOf(const std::string& file, ConversionOptions options = {}) {
+    WorkspaceInput input;
+    input.source = std::make_shared<Graph>(readSymbolJsonFile(file));
+    input.options = std::move(options);
+    return computeWorkspaceSnapshot(input, [] { return false; });
+}
+
+int countStyle(const GraphDrawing& drawing, NodeStyle style) {
+    return int(std::count_if(drawing.nodes.begin(), drawing.nodes.end(),
+                             [style](const DrawnNode& n) { return n.style == style; }));
+}
+
+QString overlap(const GraphDrawing& drawing) {
+    for (qsizetype a = 0; a < drawing.nodes.size(); ++a) {
+        const auto& na = drawing.nodes[a];
+        const QRectF ra(na.centre - QPointF(na.size.width() / 2, na.size.height() / 2), na.size);
+        for (qsizetype b = a + 1; b < drawing.nodes.size(); ++b) {
+            const auto& nb = drawing.nodes[b];
+            const QRectF rb(nb.centre - QPointF(nb.size.width() / 2, nb.size.height() / 2), nb.size);
+            if (ra.intersects(rb)) return na.name + QStringLiteral(" overlaps ") + nb.name;
+        }
+    }
+    return {};
+}
+
+NodeStyle expectedStyle(NodePrecision precision) {
+    switch (precision) {
+        case NodePrecision::Target: return NodeStyle::Target;
+        case NodePrecision::Float32: return NodeStyle::Float32;
+        case NodePrecision::Widest: return NodeStyle::Widest;
+        case NodePrecision::Variable: return NodeStyle::Variable;
+        case NodePrecision::Unchanged: return NodeStyle::Unchanged;
+    }
+    return NodeStyle::Unchanged;
+}
+
+}  // namespace
+
+class TestWorkspaceSnapshot : public QObject {
+    Q_OBJECT
+private slots:
+    void drawingsFollowTheReport_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("mode");
+        for (const char* file : {"mlp-symbol.json", "squeezenet_v1.1-symbol.json", "lstm_ptb-symbol.json"}) {
+            for (const char* mode : {"typed", "classic"}) {
+                QTest::addRow("%s %s", file, mode) << QString::fromLatin1(file) << QString::fromLatin1(mode);
+            }
+        }
+    }
+    void drawingsFollowTheReport() {
+        QFETCH(QString, file);
+        QFETCH(QString, mode);
+        ConversionOptions options;
+        options.mode = *conversionModeFromName(mode.toStdString());
+        const WorkspaceSnapshot s = snapshotOf(AMS_TESTDATA_DIR "/mxnet/" + file.toStdString(), options);
+        QVERIFY2(s.conversion, qPrintable(s.error));
+        const ConversionReport& report = s.conversion->report;
+        QCOMPARE(std::size_t(s.before.nodes.size()), s.source->size());
+        QCOMPARE(std::size_t(s.after.nodes.size()), report.nodesAfter);
+        QCOMPARE(std::size_t(countStyle(s.after, NodeStyle::Cast)), report.ampCastCount);
+        QCOMPARE(std::size_t(countStyle(s.after, NodeStyle::Multicast)), report.ampMulticastCount);
+        QCOMPARE(countStyle(s.before, NodeStyle::Cast) + countStyle(s.before, NodeStyle::Multicast), 0);
+        // Every node of the original is drawn in the style of its decision.
+        QHash<QString, NodeStyle> decided;
+        for (const NodeDecision& d : report.nodes) {
+            decided.insert(QString::fromUtf8(d.name.data(), qsizetype(d.name.size())), expectedStyle(d.precision));
+        }
+        for (const DrawnNode& node : s.before.nodes) {
+            QVERIFY2(decided.contains(node.name), qPrintable(node.name));
+            QCOMPARE(node.style, decided.value(node.name));
+        }
+        for (const DrawnNode& node : s.after.nodes) {
+            if (node.style == NodeStyle::Cast) {
+                QVERIFY2(node.badge == QLatin1String("f16") || node.badge == QLatin1String("f32"), qPrintable(node.badge));
+            }
+        }
+        // Edges leaving a cast carry its dtype; every edge runs downward.
+        int labelled = 0;
+        for (const DrawnEdge& edge : s.after.edges) {
+            const DrawnNode& from = s.after.nodes[edge.source];
+            if (from.style == NodeStyle::Cast) {
+                QCOMPARE(edge.label, from.badge);
+                ++labelled;
+            }
+            QVERIFY(edge.points.size() >= 2);
+            QVERIFY(edge.points.last().y() > edge.points.first().y());
+        }
+        QVERIFY(labelled >= countStyle(s.after, NodeStyle::Cast));
+        QCOMPARE(overlap(s.after), QString());
+        QCOMPARE(overlap(s.before), QString());
+    }
+
+    // The original is laid out like the converted graph: shared nodes sit at the same place in both
+    // views (nine in ten at least; the rest move aside where a cast's absence leaves a gap).
+    void sharedNodesSitAtTheSamePlace_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("mlp") << "mlp-symbol.json";
+        QTest::newRow("squeezenet") << "squeezenet_v1.1-symbol.json";
+    }
+    void sharedNodesSitAtTheSamePlace() {
+        QFETCH(QString, file);
+        const WorkspaceSnapshot s = snapshotOf(AMS_TESTDATA_DIR "/mxnet/" + file.toStdString());
+        QHash<QString, QPointF> after;
+        for (const DrawnNode& node : s.after.nodes) after.insert(node.name, node.centre);
+        int same = 0;
+        for (const DrawnNode& node : s.before.nodes) {
+            QVERIFY(after.contains(node.name));
+            const QPointF d = after[node.name] - node.centre;
+            same += std::abs(d.x()) < 0.5 && std::abs(d.y()) < 0.5;
+        }
+        const auto shared = s.before.nodes.size();
+        QVERIFY2(same * 10 >= shared * 9, qPrintable(QStringLiteral("%1 of %2 at the same place").arg(same).arg(shared)));
+        QCOMPARE(s.before.bounds, s.after.bounds);
+    }
+
+    void excludedNodesAreMarked() {
+        ConversionOptions options;
+        options.excludedSymNames = {"fc1"};
+        const WorkspaceSnapshot s = snapshotOf(AMS_TESTDATA_DIR "/mxnet/mlp-symbol.json", options);
+        for (const GraphDrawing* drawing : {&s.before, &s.after}) {
+            const auto it = std::find_if(drawing->nodes.begin(), drawing->nodes.end(),
+                                         [](const DrawnNode& n) { return n.name == QLatin1String("fc1"); });
+            QVERIFY(it != drawing->nodes.end());
+            QVERIFY(it->excluded);
+            QCOMPARE(it->style, NodeStyle::Float32);
+        }
+    }
+
+    void aFailedConversionStillDrawsTheOriginal() {
+        ConversionOptions options;
+        options.lists.fp32Ops.push_back("FullyConnected");  // also in target_dtype_ops
+        const WorkspaceSnapshot s = snapshotOf(AMS_TESTDATA_DIR "/mxnet/mlp-symbol.json", options);
+        QVERIFY(!s.conversion);
+        QVERIFY2(s.error.contains(QStringLiteral("FullyConnected")), qPrintable(s.error));
+        QCOMPARE(s.before.nodes.size(), 14);
+        QVERIFY(s.after.nodes.isEmpty());
+    }
+
+    void aCancelledJobDrawsNothing() {
+        WorkspaceInput input;
+        input.source =
+            std::make_shared<Graph>(readSymbolJsonFile(AMS_TESTDATA_DIR "/mxnet/squeezenet_v1.1-symbol.json"));
+        const WorkspaceSnapshot s = computeWorkspaceSnapshot(input, [] { return true; });
+        QVERIFY(s.before.nodes.isEmpty());
+        QVERIFY(s.after.nodes.isEmpty());
+    }
+
+    void paramBytesMatchTheCastParameters() {
+        const Graph graph = readSymbolJsonFile(AMS_SOURCE_DIR "/resources/examples/small-cnn-symbol.json");
+        NDArrayList params = readNDArrayListFile(AMS_SOURCE_DIR "/resources/examples/small-cnn-0000.params");
+        ConversionOptions options;
+        options.castOptionalParams = true;
+        ConversionResult result = convertGraph(graph, options);
+        ConversionReport estimated = result.report;
+        fillParamBytes(params, result, estimated);
+        applyParamCasting(params, result.storedInTargetDtype, DType::F16, result.report);
+        QCOMPARE(estimated.paramBytesBefore, result.report.paramBytesBefore);
+        QCOMPARE(estimated.paramBytesAfter, result.report.paramBytesAfter);
+        QVERIFY(estimated.paramBytesAfter < estimated.paramBytesBefore);
+    }
+
+    // Only the newest job delivers; a cancelled one never does, and a stale job sees `cancelled`.
+    void jobTrackerDropsStaleResults() {
+        QObject context;
+        QThreadPool pool;
+        pool.setMaxThreadCount(1);
+        JobTracker tracker(&context);
+        QList<int> delivered;
+        std::atomic<int> sawCancel = 0;
+        QSemaphore started;
+        QSemaphore release;
+        // The first job blocks until two newer ones have been started, then finds itself stale.
+        tracker.startJob(
+            &pool,
+            [&](const std::function<bool()>& cancelled) {
+                started.release();
+                release.acquire();
+                sawCancel += cancelled() ? 1 : 0;
+                return 1;
+            },
+            [&](int v) { delivered << v; });
+        started.acquire();
+        tracker.startJob(&pool, [](const std::function<bool()>&) { return 2; }, [&](int v) { delivered << v; });
+        tracker.startJob(&pool, [](const std::function<bool()>&) { return 3; }, [&](int v) { delivered << v; });
+        QVERIFY(tracker.isRunning());
+        release.release();
+        QTRY_VERIFY(!tracker.isRunning());
+        pool.waitForDone();
+        QCoreApplication::processEvents();
+        QCOMPARE(delivered, QList<int>{3});
+        QCOMPARE(sawCancel.load(), 1);
+
+        tracker.startJob(&pool, [](const std::function<bool()>&) { return 4; }, [&](int v) { delivered << v; });
+        tracker.cancel();
+        pool.waitForDone();
+        QCoreApplication::processEvents();
+        QCOMPARE(delivered, QList<int>{3});
+        QVERIFY(!tracker.isRunning());
+    }
+};
+
+QTEST_MAIN(TestWorkspaceSnapshot)
+#include "test_workspace_snapshot.moc"

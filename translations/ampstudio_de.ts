@@ -1,0 +1,1317 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE" sourcelanguage="en">
+<context>
+    <name>ConditionalFp32Model</name>
+    <message>
+        <source>%1 is not an MXNet 1.9.1 operator: this row never matches a node.</source>
+        <translation>%1 ist kein Operator von MXNet 1.9.1: Diese Zeile trifft nie auf einen Knoten zu.</translation>
+    </message>
+    <message>
+        <source>%1 is an alias of %2. Symbol files store canonical names, so this row never matches a node.</source>
+        <translation>%1 ist ein Alias von %2. Symboldateien speichern kanonische Namen, daher trifft diese Zeile nie auf einen Knoten zu.</translation>
+    </message>
+    <message>
+        <source>(set a parameter)</source>
+        <translation>(Parameter festlegen)</translation>
+    </message>
+    <message>
+        <source>The node attribute to test, e.g. act_type</source>
+        <translation>Das zu prüfende Knotenattribut, z.&#xa0;B. act_type</translation>
+    </message>
+    <message>
+        <source>Comma-separated: the node runs in FP32 when the attribute equals one of them</source>
+        <translation>Kommagetrennt: Der Knoten läuft in FP32, wenn das Attribut einem dieser Werte entspricht</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>Op</translation>
+    </message>
+    <message>
+        <source>Param</source>
+        <translation>Param</translation>
+    </message>
+    <message>
+        <source>Values</source>
+        <translation>Werte</translation>
+    </message>
+    <message>
+        <source>A conditional FP32 row needs an op.</source>
+        <translation>Eine bedingte FP32-Zeile braucht einen Op.</translation>
+    </message>
+    <message>
+        <source>“%1” is not an MXNet 1.9.1 operator.</source>
+        <translation>„%1“ ist kein Operator von MXNet 1.9.1.</translation>
+    </message>
+    <message>
+        <source>%1 is in %2: a node would match two lists. Move it out of %2 first.</source>
+        <translation>%1 steht in %2: Ein Knoten würde auf zwei Listen zutreffen. Verschieben Sie ihn zuerst aus %2.</translation>
+    </message>
+    <message>
+        <source>The parameter of %1&apos;s row can&apos;t be empty.</source>
+        <translation>Der Parameter in der Zeile von %1 darf nicht leer sein.</translation>
+    </message>
+    <message>
+        <source>Edit %1&apos;s conditional FP32 row</source>
+        <translation>Bedingte FP32-Zeile von %1 bearbeiten</translation>
+    </message>
+</context>
+<context>
+    <name>ConversionSettings</name>
+    <message>
+        <source>BF16 ops</source>
+        <translation>BF16-Ops</translation>
+    </message>
+    <message>
+        <source>FP16 ops</source>
+        <translation>FP16-Ops</translation>
+    </message>
+    <message>
+        <source>FP32 ops</source>
+        <translation>FP32-Ops</translation>
+    </message>
+    <message>
+        <source>widest-type ops</source>
+        <translation>Ops mit breitestem Typ</translation>
+    </message>
+    <message>
+        <source>neutral ops</source>
+        <translation>neutrale Ops</translation>
+    </message>
+    <message>
+        <source>no list</source>
+        <translation>keine Liste</translation>
+    </message>
+    <message>
+        <source>Target %1</source>
+        <translation>Ziel %1</translation>
+    </message>
+    <message>
+        <source>Classic mode</source>
+        <translation>Klassischer Modus</translation>
+    </message>
+    <message>
+        <source>Typed mode</source>
+        <translation>Typisierter Modus</translation>
+    </message>
+    <message>
+        <source>Turn on cast optional params</source>
+        <translation>Casten optionaler Parameter einschalten</translation>
+    </message>
+    <message>
+        <source>Turn off cast optional params</source>
+        <translation>Casten optionaler Parameter ausschalten</translation>
+    </message>
+    <message>
+        <source>Remove %1 from %2</source>
+        <translation>%1 aus %2 entfernen</translation>
+    </message>
+    <message>
+        <source>Add %1 to %2</source>
+        <translation>%1 zu %2 hinzufügen</translation>
+    </message>
+    <message>
+        <source>Move %1 to %2</source>
+        <translation>%1 nach %2 verschieben</translation>
+    </message>
+    <message numerus="yes">
+        <source>Remove %n ops from %1</source>
+        <translation>
+            <numerusform>%n Op aus %1 entfernen</numerusform>
+            <numerusform>%n Ops aus %1 entfernen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Remove %n ops</source>
+        <translation>
+            <numerusform>%n Op entfernen</numerusform>
+            <numerusform>%n Ops entfernen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Move %n ops to %1</source>
+        <translation>
+            <numerusform>%n Op nach %1 verschieben</numerusform>
+            <numerusform>%n Ops nach %1 verschieben</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Add %n ops to %1</source>
+        <translation>
+            <numerusform>%n Op zu %1 hinzufügen</numerusform>
+            <numerusform>%n Ops zu %1 hinzufügen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Exclude %1</source>
+        <translation>%1 ausschließen</translation>
+    </message>
+    <message>
+        <source>Include %1</source>
+        <translation>%1 einbeziehen</translation>
+    </message>
+    <message>
+        <source>Edit excluded nodes</source>
+        <translation>Ausgeschlossene Knoten bearbeiten</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exclude %n nodes</source>
+        <translation>
+            <numerusform>%n Knoten ausschließen</numerusform>
+            <numerusform>%n Knoten ausschließen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Include %n nodes</source>
+        <translation>
+            <numerusform>%n Knoten einbeziehen</numerusform>
+            <numerusform>%n Knoten einbeziehen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Edit conditional FP32 ops</source>
+        <translation>Bedingte FP32-Ops bearbeiten</translation>
+    </message>
+    <message>
+        <source>Add %1 to conditional FP32 ops</source>
+        <translation>%1 zu den bedingten FP32-Ops hinzufügen</translation>
+    </message>
+</context>
+<context>
+    <name>ConversionWorkspace</name>
+    <message>
+        <source>MLP (three layers)</source>
+        <translation>MLP (drei Schichten)</translation>
+    </message>
+    <message>
+        <source>Small CNN (LeNet, Fashion-MNIST)</source>
+        <translation>Kleines CNN (LeNet, Fashion-MNIST)</translation>
+    </message>
+    <message>
+        <source>Proposal example 1 (cos, sin, exp, sqrt)</source>
+        <translation>Beispiel 1 aus dem AMP-Vorschlag (cos, sin, exp, sqrt)</translation>
+    </message>
+    <message>
+        <source>Proposal example 2 (add_n)</source>
+        <translation>Beispiel 2 aus dem AMP-Vorschlag (add_n)</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>No model is open.</source>
+        <translation>Es ist kein Modell geöffnet.</translation>
+    </message>
+</context>
+<context>
+    <name>GraphLegend</name>
+    <message>
+        <source>Excluded</source>
+        <translation>Ausgeschlossen</translation>
+    </message>
+    <message>
+        <source>A graph input: data, a parameter or an auxiliary state</source>
+        <translation>Ein Eingang des Graphen: Daten, ein Parameter oder ein Hilfszustand</translation>
+    </message>
+    <message>
+        <source>Runs in the target dtype (float16 or bfloat16)</source>
+        <translation>Läuft im Ziel-dtype (float16 oder bfloat16)</translation>
+    </message>
+    <message>
+        <source>Runs in float32 (FP32 list, conditional FP32 or excluded)</source>
+        <translation>Läuft in float32 (FP32-Liste, bedingt FP32 oder ausgeschlossen)</translation>
+    </message>
+    <message>
+        <source>Runs in the widest dtype of its inputs</source>
+        <translation>Läuft im breitesten dtype seiner Eingänge</translation>
+    </message>
+    <message>
+        <source>No rule applies: dtypes pass through</source>
+        <translation>Keine Regel greift: dtypes werden durchgereicht</translation>
+    </message>
+    <message>
+        <source>An inserted amp_cast; the badge names the dtype it casts to</source>
+        <translation>Ein eingefügter amp_cast; das Badge nennt den dtype, in den er umwandelt</translation>
+    </message>
+    <message>
+        <source>An inserted amp_multicast: casts its inputs to a common dtype</source>
+        <translation>Ein eingefügter amp_multicast: Wandelt seine Eingänge in einen gemeinsamen dtype um</translation>
+    </message>
+    <message>
+        <source>Excluded from conversion by name (dashed outline)</source>
+        <translation>Per Name von der Konvertierung ausgeschlossen (gestrichelter Umriss)</translation>
+    </message>
+</context>
+<context>
+    <name>GraphView</name>
+    <message>
+        <source>Variable</source>
+        <translation>Variable</translation>
+    </message>
+    <message>
+        <source>Target dtype</source>
+        <translation>Ziel-dtype</translation>
+    </message>
+    <message>
+        <source>FP32</source>
+        <translation>FP32</translation>
+    </message>
+    <message>
+        <source>Widest</source>
+        <translation>Breitester Typ</translation>
+    </message>
+    <message>
+        <source>Unchanged</source>
+        <translation>Unverändert</translation>
+    </message>
+    <message>
+        <source>amp_cast</source>
+        <translation>amp_cast</translation>
+    </message>
+    <message>
+        <source>amp_multicast</source>
+        <translation>amp_multicast</translation>
+    </message>
+    <message>
+        <source>variable</source>
+        <translation>Variable</translation>
+    </message>
+    <message>
+        <source>op: %1</source>
+        <translation>Op: %1</translation>
+    </message>
+    <message>
+        <source>precision: %1</source>
+        <translation>Genauigkeit: %1</translation>
+    </message>
+    <message>
+        <source>casts to: %1</source>
+        <translation>wandelt um in: %1</translation>
+    </message>
+    <message>
+        <source>excluded from conversion by name</source>
+        <translation>per Name von der Konvertierung ausgeschlossen</translation>
+    </message>
+    <message>
+        <source>There is no graph to export.</source>
+        <translation>Es gibt keinen Graphen zum Exportieren.</translation>
+    </message>
+    <message>
+        <source>Not enough memory for a %1 × %2 image.</source>
+        <translation>Nicht genug Speicher für ein Bild mit %1 × %2 Pixeln.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>AMP Studio graph</source>
+        <translation>AMP-Studio-Graph</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n Knoten</numerusform>
+            <numerusform>%n Knoten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cannot write %1: the SVG generator did not start.</source>
+        <translation>%1 kann nicht geschrieben werden: Der SVG-Generator ließ sich nicht starten.</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>AMP Studio</source>
+        <translation>AMP Studio</translation>
+    </message>
+    <message>
+        <source>Operator Lists</source>
+        <translation>Operatorlisten</translation>
+    </message>
+    <message>
+        <source>Node Inspector</source>
+        <translation>Knoteninspektor</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>Ö&amp;ffnen…</translation>
+    </message>
+    <message>
+        <source>Open an MXNet model (*-symbol.json, with its *-NNNN.params when present)</source>
+        <translation>Ein MXNet-Modell öffnen (*-symbol.json, samt zugehöriger *-NNNN.params, falls vorhanden)</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>&amp;Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <source>&amp;Examples</source>
+        <translation>B&amp;eispiele</translation>
+    </message>
+    <message>
+        <source>Open the bundled example “%1”</source>
+        <translation>Das mitgelieferte Beispiel „%1“ öffnen</translation>
+    </message>
+    <message>
+        <source>&amp;Save Converted…</source>
+        <translation>Konvertiertes Modell &amp;speichern…</translation>
+    </message>
+    <message>
+        <source>Write the converted model (symbol and parameters) under a new name</source>
+        <translation>Das konvertierte Modell (Symbol und Parameter) unter einem neuen Namen speichern</translation>
+    </message>
+    <message>
+        <source>Export &amp;Report…</source>
+        <translation>Be&amp;richt exportieren…</translation>
+    </message>
+    <message>
+        <source>Write the conversion report (every decision and cast) as JSON</source>
+        <translation>Den Konvertierungsbericht (jede Entscheidung und jeden Cast) als JSON speichern</translation>
+    </message>
+    <message>
+        <source>Export &amp;Original View…</source>
+        <translation>&amp;Originalansicht exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the original graph as a PNG or SVG image</source>
+        <translation>Den Originalgraphen als PNG- oder SVG-Bild speichern</translation>
+    </message>
+    <message>
+        <source>Export &amp;Converted View…</source>
+        <translation>&amp;Konvertierte Ansicht exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the converted graph as a PNG or SVG image</source>
+        <translation>Den konvertierten Graphen als PNG- oder SVG-Bild speichern</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>Quit AMP Studio</source>
+        <translation>AMP Studio beenden</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>&amp;Bearbeiten</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>&amp;Rückgängig</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>Wieder&amp;herstellen</translation>
+    </message>
+    <message>
+        <source>&amp;Find Node…</source>
+        <translation>Knoten &amp;suchen…</translation>
+    </message>
+    <message>
+        <source>Search nodes by name or operator</source>
+        <translation>Knoten nach Name oder Operator suchen</translation>
+    </message>
+    <message>
+        <source>Find &amp;Next</source>
+        <translation>&amp;Weitersuchen</translation>
+    </message>
+    <message>
+        <source>Find &amp;Previous</source>
+        <translation>&amp;Frühere suchen</translation>
+    </message>
+    <message>
+        <source>Pr&amp;eferences…</source>
+        <translation>&amp;Einstellungen…</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <source>&amp;Fit to View</source>
+        <translation>&amp;An Fenster anpassen</translation>
+    </message>
+    <message>
+        <source>Zoom so that the whole graph is visible</source>
+        <translation>So zoomen, dass der ganze Graph sichtbar ist</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;In</source>
+        <translation>Ver&amp;größern</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;Out</source>
+        <translation>Ver&amp;kleinern</translation>
+    </message>
+    <message>
+        <source>&amp;Actual Size</source>
+        <translation>&amp;Originalgröße</translation>
+    </message>
+    <message>
+        <source>&amp;Both Graphs</source>
+        <translation>&amp;Beide Graphen</translation>
+    </message>
+    <message>
+        <source>Original &amp;Only</source>
+        <translation>Nur O&amp;riginal</translation>
+    </message>
+    <message>
+        <source>Give the whole width to the original graph</source>
+        <translation>Dem Originalgraphen die ganze Breite geben</translation>
+    </message>
+    <message>
+        <source>&amp;Converted Only</source>
+        <translation>Nur Kon&amp;vertiert</translation>
+    </message>
+    <message>
+        <source>Give the whole width to the converted graph</source>
+        <translation>Dem konvertierten Graphen die ganze Breite geben</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>&amp;Hilfe</translation>
+    </message>
+    <message>
+        <source>&amp;About AMP Studio</source>
+        <translation>Ü&amp;ber AMP Studio</translation>
+    </message>
+    <message>
+        <source>Main</source>
+        <translation>Hauptwerkzeugleiste</translation>
+    </message>
+    <message>
+        <source>Find node by name or op</source>
+        <translation>Knoten nach Name oder Op suchen</translation>
+    </message>
+    <message>
+        <source>Search both graphs; Enter jumps to the next match</source>
+        <translation>Beide Graphen durchsuchen; die Eingabetaste springt zum nächsten Treffer</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n match(es) in the converted graph</source>
+        <translation>
+            <numerusform>%n Treffer im konvertierten Graphen</numerusform>
+            <numerusform>%n Treffer im konvertierten Graphen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>, %n in the original</source>
+        <translation>
+            <numerusform>, %n im Original</numerusform>
+            <numerusform>, %n im Original</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open Model</source>
+        <translation>Modell öffnen</translation>
+    </message>
+    <message>
+        <source>MXNet models (*-symbol.json *.json *.params);;All files (*)</source>
+        <translation>MXNet-Modelle (*-symbol.json *.json *.params);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Cannot open model</source>
+        <translation>Modell kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <source>%1 — AMP Studio</source>
+        <translation>%1 — AMP Studio</translation>
+    </message>
+    <message>
+        <source>bundled parameters</source>
+        <translation>mit Parametern</translation>
+    </message>
+    <message>
+        <source>no parameters</source>
+        <translation>ohne Parameter</translation>
+    </message>
+    <message>
+        <source>Opened %1 (%2)</source>
+        <translation>%1 geöffnet (%2)</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Original&lt;/b&gt; — %n node(s)</source>
+        <translation>
+            <numerusform>&lt;b&gt;Original&lt;/b&gt; — %n Knoten</numerusform>
+            <numerusform>&lt;b&gt;Original&lt;/b&gt; — %n Knoten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Converted&lt;/b&gt; to %1, %2 mode — %n node(s)</source>
+        <translation>
+            <numerusform>&lt;b&gt;Konvertiert&lt;/b&gt; nach %1, Modus %2 — %n Knoten</numerusform>
+            <numerusform>&lt;b&gt;Konvertiert&lt;/b&gt; nach %1, Modus %2 — %n Knoten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Converted&lt;/b&gt; — &lt;span style=&apos;color:#c0392b&apos;&gt;cannot convert: %1&lt;/span&gt;</source>
+        <translation>&lt;b&gt;Konvertiert&lt;/b&gt; — &lt;span style=&apos;color:#c0392b&apos;&gt;Konvertierung nicht möglich: %1&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>%1 → %2 nodes · %3 amp_cast · %4 amp_multicast · %5% of compute in %6</source>
+        <translation>%1 → %2 Knoten · %3 amp_cast · %4 amp_multicast · %5&#xa0;% der Rechenlast in %6</translation>
+    </message>
+    <message>
+        <source> · parameters %1 → %2</source>
+        <translation> · Parameter %1 → %2</translation>
+    </message>
+    <message>
+        <source>Converting…</source>
+        <translation>Wird konvertiert…</translation>
+    </message>
+    <message>
+        <source>&amp;Include “%1” in the conversion</source>
+        <translation>„%1“ in die Konvertierung &amp;einbeziehen</translation>
+    </message>
+    <message>
+        <source>&amp;Exclude “%1” (keep it in FP32)</source>
+        <translation>„%1“ &amp;ausschließen (in FP32 belassen)</translation>
+    </message>
+    <message>
+        <source>&amp;Move “%1” to</source>
+        <translation>„%1“ &amp;verschieben nach</translation>
+    </message>
+    <message>
+        <source>&amp;Target-dtype ops</source>
+        <translation>&amp;Ziel-dtype-Ops</translation>
+    </message>
+    <message>
+        <source>&amp;FP32 ops</source>
+        <translation>&amp;FP32-Ops</translation>
+    </message>
+    <message>
+        <source>&amp;Widest-type ops</source>
+        <translation>Ops mit &amp;breitestem Typ</translation>
+    </message>
+    <message>
+        <source>&amp;Neutral ops</source>
+        <translation>&amp;Neutrale Ops</translation>
+    </message>
+    <message>
+        <source>No &amp;list</source>
+        <translation>&amp;Keine Liste</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Name</source>
+        <translation>Namen &amp;kopieren</translation>
+    </message>
+    <message>
+        <source>Save Converted Model</source>
+        <translation>Konvertiertes Modell speichern</translation>
+    </message>
+    <message>
+        <source>MXNet symbol (*-symbol.json)</source>
+        <translation>MXNet-Symbol (*-symbol.json)</translation>
+    </message>
+    <message>
+        <source>Cannot save</source>
+        <translation>Speichern nicht möglich</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>%1 gespeichert</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation> und </translation>
+    </message>
+    <message>
+        <source>Export Conversion Report</source>
+        <translation>Konvertierungsbericht exportieren</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Cannot export the report</source>
+        <translation>Der Bericht kann nicht exportiert werden</translation>
+    </message>
+    <message>
+        <source>Export Graph Image</source>
+        <translation>Graphenbild exportieren</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg)</source>
+        <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg)</translation>
+    </message>
+    <message>
+        <source>Cannot export the image</source>
+        <translation>Das Bild kann nicht exportiert werden</translation>
+    </message>
+    <message>
+        <source>No node matches “%1”</source>
+        <translation>Kein Knoten passt zu „%1“</translation>
+    </message>
+    <message>
+        <source>About AMP Studio</source>
+        <translation>Über AMP Studio</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;AMP Studio %1&lt;/h3&gt;&lt;p&gt;Converts FP32 MXNet models to mixed precision (float16, bfloat16) as MXNet&apos;s AMP does, shows every decision, and trains with dynamic loss scaling.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;AMP Studio %1&lt;/h3&gt;&lt;p&gt;Konvertiert FP32-Modelle von MXNet wie MXNets AMP in Mixed Precision (float16, bfloat16), zeigt jede Entscheidung und trainiert mit dynamischer Loss-Skalierung.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&amp;Clear Menu</source>
+        <translation>Menü &amp;leeren</translation>
+    </message>
+</context>
+<context>
+    <name>NodeInspector</name>
+    <message numerus="yes">
+        <source>%n more</source>
+        <translation>
+            <numerusform>%n weiterer</numerusform>
+            <numerusform>%n weitere</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (output %2)</source>
+        <translation>%1 (Ausgang %2)</translation>
+    </message>
+    <message>
+        <source>widest</source>
+        <translation>breitester Typ</translation>
+    </message>
+    <message>
+        <source>parameter</source>
+        <translation>Parameter</translation>
+    </message>
+    <message>
+        <source>auxiliary state</source>
+        <translation>Hilfszustand</translation>
+    </message>
+    <message>
+        <source>data input</source>
+        <translation>Dateneingang</translation>
+    </message>
+    <message>
+        <source>as given (not known before run time)</source>
+        <translation>wie übergeben (vor der Laufzeit unbekannt)</translation>
+    </message>
+    <message>
+        <source>stored in %1</source>
+        <translation>gespeichert in %1</translation>
+    </message>
+    <message>
+        <source>widest of its inputs, at run time</source>
+        <translation>breitester Typ seiner Eingänge, zur Laufzeit</translation>
+    </message>
+    <message>
+        <source>unchanged: whatever it receives</source>
+        <translation>unverändert: was immer er erhält</translation>
+    </message>
+    <message>
+        <source>unchanged: receives %1</source>
+        <translation>unverändert: erhält %1</translation>
+    </message>
+    <message>
+        <source>no list</source>
+        <translation>keine Liste</translation>
+    </message>
+    <message>
+        <source>A %1, read only by target-dtype operators: stored in %2 (cast_optional_params).</source>
+        <translation>Ein %1, den nur Operatoren im Ziel-dtype lesen: in %2 gespeichert (cast_optional_params).</translation>
+    </message>
+    <message>
+        <source>A %1 of the graph: no rule applies to variables.</source>
+        <translation>Ein %1 des Graphen: Für Variablen gilt keine Regel.</translation>
+    </message>
+    <message>
+        <source>%1 is in target_dtype_ops: it runs in %2.</source>
+        <translation>%1 steht in target_dtype_ops: Der Knoten läuft in %2.</translation>
+    </message>
+    <message>
+        <source>%1 is in fp32_ops: it runs in float32.</source>
+        <translation>%1 steht in fp32_ops: Der Knoten läuft in float32.</translation>
+    </message>
+    <message>
+        <source>%1 is in widest_dtype_ops: %2.</source>
+        <translation>%1 steht in widest_dtype_ops: %2.</translation>
+    </message>
+    <message>
+        <source>%1 is in conditional_fp32_ops and has %2: it runs in float32.</source>
+        <translation>%1 steht in conditional_fp32_ops und hat %2: Der Knoten läuft in float32.</translation>
+    </message>
+    <message>
+        <source>Excluded by name: assumed float32 and never stored in the target dtype.</source>
+        <translation>Per Name ausgeschlossen: wird als float32 angenommen und nie im Ziel-dtype gespeichert.</translation>
+    </message>
+    <message>
+        <source>Excluded by name: runs in float32.</source>
+        <translation>Per Name ausgeschlossen: Der Knoten läuft in float32.</translation>
+    </message>
+    <message>
+        <source>Excluded by name: its inputs pass through unchanged.</source>
+        <translation>Per Name ausgeschlossen: Seine Eingänge werden unverändert durchgereicht.</translation>
+    </message>
+    <message>
+        <source>%1 is in neutral_ops: it runs in the dtype of its inputs.</source>
+        <translation>%1 steht in neutral_ops: Der Knoten läuft im dtype seiner Eingänge.</translation>
+    </message>
+    <message>
+        <source>%1 is in no list: its inputs pass through unchanged.</source>
+        <translation>%1 steht in keiner Liste: Seine Eingänge werden unverändert durchgereicht.</translation>
+    </message>
+    <message>
+        <source>Not reachable from the graph outputs: the conversion drops it.</source>
+        <translation>Von den Ausgängen des Graphen aus nicht erreichbar: Die Konvertierung entfernt den Knoten.</translation>
+    </message>
+    <message>
+        <source>Inserted by the conversion: brings %1 to the widest of their dtypes at run time, for %2.</source>
+        <translation>Von der Konvertierung eingefügt: Bringt %1 zur Laufzeit auf den breitesten ihrer dtypes, für %2.</translation>
+    </message>
+    <message>
+        <source>Inserted by the conversion: casts %1 to %2 for the graph output.</source>
+        <translation>Von der Konvertierung eingefügt: Wandelt %1 für den Ausgang des Graphen in %2 um.</translation>
+    </message>
+    <message>
+        <source>Inserted by the conversion: casts %1 to %2 for %3.</source>
+        <translation>Von der Konvertierung eingefügt: Wandelt %1 für %3 in %2 um.</translation>
+    </message>
+    <message>
+        <source>It is also a graph output.</source>
+        <translation>Er ist auch ein Ausgang des Graphen.</translation>
+    </message>
+    <message>
+        <source>%1 (cast)</source>
+        <translation>%1 (per Cast)</translation>
+    </message>
+    <message>
+        <source>Not known before run time</source>
+        <translation>Vor der Laufzeit unbekannt</translation>
+    </message>
+    <message>
+        <source>Cast to %1 by %2 in the converted graph</source>
+        <translation>Im konvertierten Graphen von %2 in %1 umgewandelt</translation>
+    </message>
+    <message>
+        <source>Select a node in a graph view to inspect it.</source>
+        <translation>Wählen Sie einen Knoten in einer Graphansicht aus, um ihn zu untersuchen.</translation>
+    </message>
+    <message>
+        <source>Operator:</source>
+        <translation>Operator:</translation>
+    </message>
+    <message>
+        <source>Precision:</source>
+        <translation>Genauigkeit:</translation>
+    </message>
+    <message>
+        <source>Rule:</source>
+        <translation>Regel:</translation>
+    </message>
+    <message>
+        <source>Reason:</source>
+        <translation>Begründung:</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>Keine</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>Schlüssel</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Wert</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>Eingang</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>Von</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>Ausgang</translation>
+    </message>
+    <message>
+        <source>Dtype</source>
+        <translation>Dtype</translation>
+    </message>
+    <message>
+        <source>Read by</source>
+        <translation>Gelesen von</translation>
+    </message>
+    <message>
+        <source>variable (%1)</source>
+        <translation>Variable (%1)</translation>
+    </message>
+    <message>
+        <source>inserted by the conversion</source>
+        <translation>von der Konvertierung eingefügt</translation>
+    </message>
+    <message>
+        <source>not converted</source>
+        <translation>nicht konvertiert</translation>
+    </message>
+    <message>
+        <source>The conversion report does not mention this node.</source>
+        <translation>Der Konvertierungsbericht erwähnt diesen Knoten nicht.</translation>
+    </message>
+    <message>
+        <source>No conversion has run on this graph.</source>
+        <translation>Auf diesem Graphen wurde noch keine Konvertierung ausgeführt.</translation>
+    </message>
+    <message>
+        <source>Attributes (%1)</source>
+        <translation>Attribute (%1)</translation>
+    </message>
+    <message>
+        <source>Input %1 of %2</source>
+        <translation>Eingang %1 von %2</translation>
+    </message>
+    <message>
+        <source>%1 (output %2: %3)
+Double-click to show it</source>
+        <translation>%1 (Ausgang %2: %3)
+Doppelklicken, um ihn anzuzeigen</translation>
+    </message>
+    <message>
+        <source>Inputs (%1)</source>
+        <translation>Eingänge (%1)</translation>
+    </message>
+    <message>
+        <source>%1 (%2)
+Double-click to show it</source>
+        <translation>%1 (%2)
+Doppelklicken, um ihn anzuzeigen</translation>
+    </message>
+    <message>
+        <source>graph output</source>
+        <translation>Ausgang des Graphen</translation>
+    </message>
+    <message>
+        <source>An output of the graph</source>
+        <translation>Ein Ausgang des Graphen</translation>
+    </message>
+    <message>
+        <source>Outputs (%1)</source>
+        <translation>Ausgänge (%1)</translation>
+    </message>
+</context>
+<context>
+    <name>NodeTableModel</name>
+    <message>
+        <source>variable</source>
+        <translation>Variable</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Operator</source>
+        <translation>Operator</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>Eingänge</translation>
+    </message>
+    <message>
+        <source>Outputs</source>
+        <translation>Ausgänge</translation>
+    </message>
+</context>
+<context>
+    <name>OpListEditor</name>
+    <message>
+        <source>The precision target-dtype ops run in. With unedited lists, switching also switches to MXNet&apos;s default lists for that dtype.</source>
+        <translation>Die Genauigkeit, in der Ziel-dtype-Ops laufen. Bei unbearbeiteten Listen wechselt ein Umschalten auch zu den Standardlisten von MXNet für diesen dtype.</translation>
+    </message>
+    <message>
+        <source>MXNet 1.9.1: knows dtypes and inserts fewer casts</source>
+        <translation>MXNet 1.9.1: kennt dtypes und fügt weniger Casts ein</translation>
+    </message>
+    <message>
+        <source>The original AMP proposal (MXNet 1.6 and earlier)</source>
+        <translation>Der ursprüngliche AMP-Vorschlag (MXNet 1.6 und früher)</translation>
+    </message>
+    <message>
+        <source>Conversion algorithm: typed (MXNet 1.9.1) or classic (MXNet ≤ 1.6)</source>
+        <translation>Konvertierungsalgorithmus: typisiert (MXNet 1.9.1) oder klassisch (MXNet ≤ 1.6)</translation>
+    </message>
+    <message>
+        <source>Cast optional params</source>
+        <translation>Optionale Parameter casten</translation>
+    </message>
+    <message>
+        <source>Typed mode: store parameters that only target-dtype ops read in the target dtype (half the bytes) instead of casting them at run time</source>
+        <translation>Typisierter Modus: Parameter, die nur Ziel-dtype-Ops lesen, im Ziel-dtype speichern (halb so viele Bytes), statt sie zur Laufzeit umzuwandeln</translation>
+    </message>
+    <message>
+        <source>Edited lists</source>
+        <translation>Bearbeitete Listen</translation>
+    </message>
+    <message>
+        <source>Replace all lists by a preset: MXNet&apos;s defaults or a file you imported</source>
+        <translation>Alle Listen durch eine Voreinstellung ersetzen: die Standardlisten von MXNet oder eine importierte Datei</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>Importieren…</translation>
+    </message>
+    <message>
+        <source>Load the lists from a JSON file (MXNet AMP list schema)</source>
+        <translation>Die Listen aus einer JSON-Datei laden (Schema der AMP-Listen von MXNet)</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>Exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the lists as a JSON file (MXNet AMP list schema)</source>
+        <translation>Die Listen als JSON-Datei speichern (Schema der AMP-Listen von MXNet)</translation>
+    </message>
+    <message>
+        <source>Target:</source>
+        <translation>Ziel:</translation>
+    </message>
+    <message>
+        <source>Mode:</source>
+        <translation>Modus:</translation>
+    </message>
+    <message>
+        <source>Preset:</source>
+        <translation>Voreinstellung:</translation>
+    </message>
+    <message>
+        <source>Filter…</source>
+        <translation>Filtern…</translation>
+    </message>
+    <message>
+        <source>Show only the entries that contain this text, in every list</source>
+        <translation>In allen Listen nur die Einträge anzeigen, die diesen Text enthalten</translation>
+    </message>
+    <message>
+        <source>fp32_ops: these ops run in float32; their inputs are cast to float32</source>
+        <translation>fp32_ops: Diese Ops laufen in float32; ihre Eingänge werden in float32 umgewandelt</translation>
+    </message>
+    <message>
+        <source>widest_dtype_ops: inputs are cast to the widest of their types (amp_multicast)</source>
+        <translation>widest_dtype_ops: Die Eingänge werden in den breitesten ihrer Typen umgewandelt (amp_multicast)</translation>
+    </message>
+    <message>
+        <source>neutral_ops: run in the type of their inputs; typed mode propagates dtypes through them</source>
+        <translation>neutral_ops: laufen im Typ ihrer Eingänge; der typisierte Modus reicht dtypes durch sie hindurch weiter</translation>
+    </message>
+    <message>
+        <source>conditional_fp32_ops: a node of the op runs in float32 when its attribute param is set to one of the values. Double-click a cell to edit it.</source>
+        <translation>conditional_fp32_ops: Ein Knoten des Ops läuft in float32, wenn sein Attribut param auf einen der Werte gesetzt ist. Doppelklicken Sie auf eine Zelle, um sie zu bearbeiten.</translation>
+    </message>
+    <message>
+        <source>Nodes (by name) forced out of the lists: typed mode runs them in float32, classic mode copies them unchanged</source>
+        <translation>Per Name aus den Listen herausgenommene Knoten: Der typisierte Modus führt sie in float32 aus, der klassische Modus übernimmt sie unverändert</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>Hinzufügen</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <source>Remove the selected entries (Del)</source>
+        <translation>Die ausgewählten Einträge entfernen (Entf)</translation>
+    </message>
+    <message>
+        <source>Move to</source>
+        <translation>Verschieben nach</translation>
+    </message>
+    <message>
+        <source>Move the selected ops to another list</source>
+        <translation>Die ausgewählten Ops in eine andere Liste verschieben</translation>
+    </message>
+    <message>
+        <source>target_dtype_ops: these ops run in %1; their inputs are cast to %1</source>
+        <translation>target_dtype_ops: Diese Ops laufen in %1; ihre Eingänge werden in %1 umgewandelt</translation>
+    </message>
+    <message>
+        <source>%1 (%2 of %3)</source>
+        <translation>%1 (%2 von %3)</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>FP32 ops</source>
+        <translation>FP32-Ops</translation>
+    </message>
+    <message>
+        <source>Widest-type ops</source>
+        <translation>Ops mit breitestem Typ</translation>
+    </message>
+    <message>
+        <source>Neutral ops</source>
+        <translation>Neutrale Ops</translation>
+    </message>
+    <message>
+        <source>Conditional FP32 ops</source>
+        <translation>Bedingte FP32-Ops</translation>
+    </message>
+    <message>
+        <source>Excluded nodes</source>
+        <translation>Ausgeschlossene Knoten</translation>
+    </message>
+    <message>
+        <source>MXNet 1.9.1 float16</source>
+        <translation>MXNet 1.9.1 float16</translation>
+    </message>
+    <message>
+        <source>MXNet 1.9.1 bfloat16</source>
+        <translation>MXNet 1.9.1 bfloat16</translation>
+    </message>
+    <message>
+        <source>Add an op to %1…</source>
+        <translation>Op zu %1 hinzufügen…</translation>
+    </message>
+    <message>
+        <source>An MXNet op name; an op in another list moves here</source>
+        <translation>Name eines MXNet-Ops; ein Op aus einer anderen Liste wird hierher verschoben</translation>
+    </message>
+    <message>
+        <source>Add: op [param=value, value…]</source>
+        <translation>Hinzufügen: Op [param=Wert, Wert…]</translation>
+    </message>
+    <message>
+        <source>An op, optionally with the attribute and its values, e.g. “LeakyReLU act_type=elu, selu”</source>
+        <translation>Ein Op, optional mit dem Attribut und seinen Werten, z.&#xa0;B. „LeakyReLU act_type=elu, selu“</translation>
+    </message>
+    <message>
+        <source>Exclude a node by name…</source>
+        <translation>Knoten per Name ausschließen…</translation>
+    </message>
+    <message>
+        <source>The name of a node of the graph</source>
+        <translation>Der Name eines Knotens im Graphen</translation>
+    </message>
+    <message>
+        <source>Include</source>
+        <translation>Einbeziehen</translation>
+    </message>
+    <message>
+        <source>Stop excluding the selected nodes (Del)</source>
+        <translation>Die ausgewählten Knoten nicht mehr ausschließen (Entf)</translation>
+    </message>
+    <message>
+        <source>“%1” is not an MXNet 1.9.1 operator.</source>
+        <translation>„%1“ ist kein Operator von MXNet 1.9.1.</translation>
+    </message>
+    <message>
+        <source>Did you mean %1?</source>
+        <translation>Meinten Sie %1?</translation>
+    </message>
+    <message>
+        <source>%1 is an alias of %2: symbol files store canonical names, so this entry never matches a node.</source>
+        <translation>%1 ist ein Alias von %2: Symboldateien speichern kanonische Namen, daher trifft dieser Eintrag nie auf einen Knoten zu.</translation>
+    </message>
+    <message>
+        <source>%1 is already in %2.</source>
+        <translation>%1 steht bereits in %2.</translation>
+    </message>
+    <message>
+        <source>Added %1 to %2.</source>
+        <translation>%1 zu %2 hinzugefügt.</translation>
+    </message>
+    <message>
+        <source>Moved %1 from %2 to %3.</source>
+        <translation>%1 von %2 nach %3 verschoben.</translation>
+    </message>
+    <message>
+        <source>Its conditional FP32 rows were removed: an op can&apos;t be in both.</source>
+        <translation>Seine bedingten FP32-Zeilen wurden entfernt: Ein Op kann nicht in beiden stehen.</translation>
+    </message>
+    <message>
+        <source>Write an op, optionally followed by param=value, value (e.g. “LeakyReLU act_type=elu, selu”).</source>
+        <translation>Geben Sie einen Op ein, optional gefolgt von param=Wert, Wert (z.&#xa0;B. „LeakyReLU act_type=elu, selu“).</translation>
+    </message>
+    <message>
+        <source>%1 left %2: an op can&apos;t be in both a list and conditional FP32.</source>
+        <translation>%1 wurde aus %2 entfernt: Ein Op kann nicht zugleich in einer Liste und in bedingt FP32 stehen.</translation>
+    </message>
+    <message>
+        <source>Set the parameter and its values in the table.</source>
+        <translation>Legen Sie den Parameter und seine Werte in der Tabelle fest.</translation>
+    </message>
+    <message>
+        <source>%1 is already excluded.</source>
+        <translation>%1 ist bereits ausgeschlossen.</translation>
+    </message>
+    <message>
+        <source>Moved %1 to %2.</source>
+        <translation>%1 nach %2 verschoben.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Moved %n ops to %1.</source>
+        <translation>
+            <numerusform>%n Op nach %1 verschoben.</numerusform>
+            <numerusform>%n Ops nach %1 verschoben.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Their conditional FP32 rows were removed: an op can&apos;t be in both.</source>
+        <translation>Ihre bedingten FP32-Zeilen wurden entfernt: Ein Op kann nicht in beiden stehen.</translation>
+    </message>
+    <message>
+        <source>Remove %1 from conditional FP32 ops</source>
+        <translation>%1 aus den bedingten FP32-Ops entfernen</translation>
+    </message>
+    <message numerus="yes">
+        <source>Remove %n conditional FP32 rows</source>
+        <translation>
+            <numerusform>%n bedingte FP32-Zeile entfernen</numerusform>
+            <numerusform>%n bedingte FP32-Zeilen entfernen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <source>Load preset %1</source>
+        <translation>Voreinstellung %1 laden</translation>
+    </message>
+    <message>
+        <source>Import Op Lists</source>
+        <translation>Operatorlisten importieren</translation>
+    </message>
+    <message>
+        <source>AMP lists (*.json);;All files (*)</source>
+        <translation>AMP-Listen (*.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Export Op Lists</source>
+        <translation>Operatorlisten exportieren</translation>
+    </message>
+    <message>
+        <source>AMP lists (*.json)</source>
+        <translation>AMP-Listen (*.json)</translation>
+    </message>
+    <message>
+        <source>Import %1</source>
+        <translation>%1 importieren</translation>
+    </message>
+    <message>
+        <source>Cannot load the lists: %1</source>
+        <translation>Die Listen können nicht geladen werden: %1</translation>
+    </message>
+    <message>
+        <source>Cannot load the lists from %1: %2</source>
+        <translation>Die Listen aus %1 können nicht geladen werden: %2</translation>
+    </message>
+    <message>
+        <source>Rejected %1: %2</source>
+        <translation>%1 abgelehnt: %2</translation>
+    </message>
+    <message>
+        <source>Loaded %1.</source>
+        <translation>%1 geladen.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Loaded %1. %n entries are not MXNet 1.9.1 operators and never match a node: %2</source>
+        <translation>
+            <numerusform>%1 geladen. %n Eintrag ist kein Operator von MXNet 1.9.1 und trifft nie auf einen Knoten zu: %2</numerusform>
+            <numerusform>%1 geladen. %n Einträge sind keine Operatoren von MXNet 1.9.1 und treffen nie auf einen Knoten zu: %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cannot export: the conditional FP32 row of %1 has no parameter.</source>
+        <translation>Export nicht möglich: Die bedingte FP32-Zeile von %1 hat keinen Parameter.</translation>
+    </message>
+    <message>
+        <source>Cannot export to %1: %2</source>
+        <translation>Export nach %1 nicht möglich: %2</translation>
+    </message>
+    <message>
+        <source>Exported the lists to %1.</source>
+        <translation>Listen nach %1 exportiert.</translation>
+    </message>
+</context>
+<context>
+    <name>OpListModel</name>
+    <message>
+        <source>%1 is not an MXNet 1.9.1 operator: this entry never matches a node.</source>
+        <translation>%1 ist kein Operator von MXNet 1.9.1: Dieser Eintrag trifft nie auf einen Knoten zu.</translation>
+    </message>
+    <message>
+        <source>%1 is an alias of %2. Symbol files store canonical names, so this entry never matches a node.</source>
+        <translation>%1 ist ein Alias von %2. Symboldateien speichern kanonische Namen, daher trifft dieser Eintrag nie auf einen Knoten zu.</translation>
+    </message>
+</context>
+<context>
+    <name>PreferencesDialog</name>
+    <message>
+        <source>Preferences</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>System default</source>
+        <translation>Systemstandard</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>Hell</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>Dunkel</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>&amp;Sprache:</translation>
+    </message>
+    <message>
+        <source>&amp;Theme:</source>
+        <translation>&amp;Design:</translation>
+    </message>
+    <message>
+        <source>Changes take effect when AMP Studio is started again.</source>
+        <translation>Änderungen werden beim nächsten Start von AMP Studio wirksam.</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>Mixed-precision conversion and training studio</source>
+        <translation>Studio für Mixed-Precision-Konvertierung und -Training</translation>
+    </message>
+    <message>
+        <source>MXNet symbol or .params file to open (default: the MLP example)</source>
+        <translation>Zu öffnende MXNet-Symbol- oder .params-Datei (Standard: das MLP-Beispiel)</translation>
+    </message>
+    <message>
+        <source>Save a screenshot of the window and quit.</source>
+        <translation>Ein Bildschirmfoto des Fensters speichern und beenden.</translation>
+    </message>
+    <message>
+        <source>Select this node (with --screenshot).</source>
+        <translation>Diesen Knoten auswählen (mit --screenshot).</translation>
+    </message>
+    <message>
+        <source>Zoom factor (with --screenshot).</source>
+        <translation>Zoomfaktor (mit --screenshot).</translation>
+    </message>
+    <message>
+        <source>Window size WIDTHxHEIGHT (with --screenshot).</source>
+        <translation>Fenstergröße BREITExHÖHE (mit --screenshot).</translation>
+    </message>
+</context>
+</TS>

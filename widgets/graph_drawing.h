@@ -1,0 +1,48 @@
+#pragma once
+// What a graph view draws, as a plain value: every node with its place, size, label and the
+// precision style it is drawn in, every edge as a polyline with an optional dtype label. It is built
+// off the GUI thread from a graph, its conversion report and its layout (graph_drawing_builder.h) and
+// handed to GraphView::setDrawing() whole, so the view never reaches into the engine.
+
+#include <QList>
+#include <QPointF>
+#include <QRectF>
+#include <QSizeF>
+#include <QString>
+
+// The precision a node runs in, as the views colour it (legend order).
+enum class NodeStyle : quint8 {
+    Variable,   // a graph input: data, parameter or auxiliary state
+    Target,     // runs in float16 / bfloat16
+    Float32,    // runs in float32 (FP32 list, conditional FP32, excluded)
+    Widest,     // runs in the widest dtype of its inputs
+    Unchanged,  // no rule applies: dtypes pass through
+    Cast,       // an inserted amp_cast
+    Multicast,  // an inserted amp_multicast
+};
+inline constexpr int kNodeStyleCount = 7;
+
+struct DrawnNode {
+    QString name;   // unique within the graph; selection is synchronised across views by name
+    QString op;     // empty for a variable
+    QString title;  // first line: the op (or "variable"), shortened for display
+    QString label;  // second line: the node name, elided for display (the full name is the tool tip)
+    QString badge;  // short dtype badge on casts ("f16", "bf16", "f32", "widest"); empty otherwise
+    NodeStyle style = NodeStyle::Unchanged;
+    bool excluded = false;  // excluded by name in the conversion options (drawn with a dashed outline)
+    QPointF centre;
+    QSizeF size;
+};
+
+struct DrawnEdge {
+    int source = -1;        // index into GraphDrawing::nodes
+    int target = -1;
+    QList<QPointF> points;  // from the source's bottom centre to the target's top centre
+    QString label;          // dtype carried ("f16", "f32", "bf16"), empty when not known
+};
+
+struct GraphDrawing {
+    QList<DrawnNode> nodes;
+    QList<DrawnEdge> edges;
+    QRectF bounds;  // every node and edge lies inside
+};

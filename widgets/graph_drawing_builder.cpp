@@ -1,0 +1,152 @@
+#include "graph_drawing_builder.h"
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
+#include "ops/variable_roles.h"
+
+using namespace ampstudio;
+
+namespace {
+
+QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+
+QString elided(const QString& text) {
+    if (text.size() <= kMaxLabelChars) {
+        return text;
+    }
+    // Middle elision keeps both the scope prefix and the distinguishing suffix ("..._weight").
+    const int keep = kMaxLabelChars - 1;
+    return text.left(keep - keep / 2) + QChar(0x2026) + text.right(keep / 2);
+}
+
+NodeStyle styleOf(NodePrecision precision) {
+    switch (precision) {
+        case NodePrecision::Variable: return NodeStyle::Variable;
+        case NodePrecision::Target: return NodeStyle::Target;
+        case NodePrecision::Float32: return NodeStyle::Float32;
+        case NodePrecision::Widest: return NodeStyle::Widest;
+        case NodePrecision::Unchanged: return NodeStyle::Unchanged;
+    }
+    return NodeStyle::Unchanged;
+}
+
+bool isCastOp(std::string_view op) { return op == "amp_cast" || op == "amp_multicast"; }
+
+}  // namespace
+
+QString shortDtypeName(std::string_view name) {
+    if (name == "float16") return QStringLiteral("f16");
+    if (name == "bfloat16") return QStringLiteral("bf16");
+    if (name == "float32") return QStringLiteral("f32");
+    if (name == "float64") return QStringLiteral("f64");
+    return fromStd(name);
+}
+
+NodeSize drawnNodeSize(const Node& node, const NodeTextMetrics& metrics) {
+    // Variables show their role ("parameter") as the title, at most "auxiliary state".
+    const std::size_t titleChars = node.isVariable() ? 15 : node.op.size();
+    const std::size_t labelChars = std::min<std::size_t>(node.name.size(), kMaxLabelChars);
+    const double textWidth = std::max(static_cast<double>(titleChars) * metrics.titleCharWidth,
+                                      static_cast<double>(labelChars) * metrics.labelCharWidth);
+    const double padding = 20;  // both sides, and room for a cast's badge overlapping the corner
+    return {std::clamp(textWidth + padding, 80.0, 260.0), 2 * metrics.lineHeight + 12};
+}
+
+GraphDrawing makeGraphDrawing(const Graph& graph, const LayoutInput& input, const GraphLayout& layout,
+                              const ConversionReport* report, const std::set<std::string>& excludedNames,
+                              bool converted, const Graph* original) {
+    std::unordered_map<std::string_view, const NodeDecision*> decisionOf;
+    std::unordered_map<std::string_view, const CastRecord*> castOf;
+    if (report) {
+        decisionOf.reserve(report->nodes.size());
+        for (const NodeDecision& decision : report->nodes) {
+            decisionOf.emplace(std::string_view(decision.name.data(), decision.name.size()), &decision);
+        }
+        for (const CastRecord& cast : report->casts) {
+            castOf.emplace(std::string_view(cast.name.data(), cast.name.size()), &cast);
+        }
+    }
+    const Graph& roleGraph = original ? *original : graph;
+    const std::vector<VariableRole> roleList = classifyVariables(roleGraph);
+    std::unordered_map<std::string_view, VariableRole> roleOf;
+    for (std::size_t i = 0; i < roleGraph.size(); ++i) {
+        if (roleGraph.nodes[i].isVariable()) {
+            roleOf.emplace(roleGraph.nodes[i].name, roleList[i]);
+        }
+    }
+
+    GraphDrawing drawing;
+    drawing.nodes.reserve(static_cast<qsizetype>(graph.size()));
+    // The dtype each node's output 0 carries, when known, for the edge labels of the converted graph.
+    std::vector<QString> outputDtype(graph.size());
+    for (std::size_t i = 0; i < graph.size(); ++i) {
+        const Node& node = graph.nodes[i];
+        DrawnNode drawn;
+        drawn.name = fromStd(node.name);
+        drawn.op = fromStd(node.op);
+        if (node.isVariable()) {
+            const auto role = roleOf.find(node.name);
+            drawn.title = fromStd(variableRoleName(role != roleOf.end() ? role->second : VariableRole::Input));
+        } else {
+            drawn.title = drawn.op;
+        }
+        drawn.label = elided(drawn.name);
+        drawn.excluded = excludedNames.count(node.name) != 0;
+        const auto castIt = converted ? castOf.find(node.name) : castOf.end();
+        if (converted && (castIt != castOf.end() || (isCastOp(node.op) && report))) {
+            const bool multicast = node.op == "amp_multicast";
+            drawn.style = multicast ? NodeStyle::Multicast : NodeStyle::Cast;
+            const std::string* dtype = node.attr("dtype");
+            drawn.badge = multicast ? QStringLiteral("widest") : shortDtypeName(dtype ? *dtype : std::string());
+            if (!multicast) {
+                outputDtype[i] = drawn.badge;
+            }
+        } else if (const auto it = decisionOf.find(node.name); it != decisionOf.end()) {
+            drawn.style = styleOf(it->second->precision);
+            if (it->second->dtype != DType::Unknown) {
+                outputDtype[i] = shortDtypeName(dtypeName(it->second->dtype));
+            }
+        } else {
+            drawn.style = node.isVariable() ? NodeStyle::Variable : NodeStyle::Unchanged;
+        }
+        const Point& centre = layout.nodePositions[i];
+        drawn.centre = QPointF(centre.x, centre.y);
+        drawn.size = QSizeF(input.sizes[i].width, input.sizes[i].height);
+        drawing.nodes.push_back(std::move(drawn));
+    }
+
+    // Which edges read only output 0 of their source: only those can be labelled with its dtype.
+    std::vector<std::unordered_map<uint32_t, bool>> readsOnlyFirst;
+    if (converted) {
+        readsOnlyFirst.resize(graph.size());
+        for (std::size_t t = 0; t < graph.size(); ++t) {
+            for (const NodeEntry& entry : graph.nodes[t].inputs) {
+                auto [it, inserted] = readsOnlyFirst[entry.node].emplace(static_cast<uint32_t>(t), entry.index == 0);
+                if (!inserted) it->second = it->second && entry.index == 0;
+            }
+        }
+    }
+    drawing.edges.reserve(static_cast<qsizetype>(input.edges.size()));
+    for (std::size_t e = 0; e < input.edges.size(); ++e) {
+        const auto [source, target] = input.edges[e];
+        DrawnEdge edge;
+        edge.source = static_cast<int>(source);
+        edge.target = static_cast<int>(target);
+        const auto& points = layout.edges[e].points;
+        edge.points.reserve(static_cast<qsizetype>(points.size()));
+        for (const Point& p : points) {
+            edge.points.push_back(QPointF(p.x, p.y));
+        }
+        if (converted) {
+            const auto it = readsOnlyFirst[source].find(target);
+            if (it != readsOnlyFirst[source].end() && it->second) {
+                edge.label = outputDtype[source];
+            }
+        }
+        drawing.edges.push_back(std::move(edge));
+    }
+    drawing.bounds = QRectF(0, 0, layout.width, layout.height);
+    return drawing;
+}

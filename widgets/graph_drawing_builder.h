@@ -1,0 +1,41 @@
+#pragma once
+// Turns a graph, its layout and the conversion report into what a GraphView draws: styles by the
+// precision each node runs in (the report's decisions), cast badges, dtype labels on edges, display
+// texts. Plain functions on values, so they run on the worker thread with the layout.
+
+#include <set>
+#include <string>
+
+#include "amp/conversion_report.h"
+#include "graph/graph.h"
+#include "graph_drawing.h"
+#include "layout/graph_layout.h"
+
+// Text metrics measured on the GUI thread (QFontMetricsF) so that node sizes fit the drawn text.
+struct NodeTextMetrics {
+    double titleCharWidth = 7.5;  // average advance of the bold first line
+    double labelCharWidth = 6.5;  // average advance of the second line
+    double lineHeight = 15;
+};
+
+// The longest label drawn in full; longer names are elided in the middle (the tool tip has it all).
+inline constexpr int kMaxLabelChars = 28;
+
+// The size of a node's box for its texts: two lines, at least wide enough for a short op name.
+ampstudio::NodeSize drawnNodeSize(const ampstudio::Node& node, const NodeTextMetrics& metrics);
+
+// `report` may be null (nothing converted yet: every node Unchanged). For the converted graph
+// (`converted` true) amp_cast / amp_multicast nodes are drawn as casts with a dtype badge and
+// edges carry the dtype of the entry when the report knows it; in the original graph the nodes take
+// the style of the decision made for them. `edges` are the layout input's edges (same order as
+// layout.edges).
+// `original`, for the converted graph, is the graph it was converted from: a variable's role
+// (parameter, input, auxiliary state) is read there, since in the converted graph a weight feeds a
+// cast rather than its op's weight slot.
+GraphDrawing makeGraphDrawing(const ampstudio::Graph& graph, const ampstudio::LayoutInput& input,
+                              const ampstudio::GraphLayout& layout, const ampstudio::ConversionReport* report,
+                              const std::set<std::string>& excludedNames, bool converted,
+                              const ampstudio::Graph* original = nullptr);
+
+// "f16", "bf16", "f32", ... for a dtype name; the name itself for anything else.
+QString shortDtypeName(std::string_view dtypeName);

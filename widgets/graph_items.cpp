@@ -1,0 +1,438 @@
+#include "graph_items.h"
+
+#include <QLineF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+constexpr qreal kOutlineWidth = 1.0;
+constexpr qreal kCastOutlineWidth = 2.2;
+constexpr qreal kExcludedOutlineWidth = 1.6;
+constexpr qreal kMaxHalo = 40.0;  // scene units: a highlight halo never grows past this
+constexpr qreal kBadgePadding = 4.0;
+constexpr qreal kArrowLength = 8.0;
+constexpr qreal kArrowHalfWidth = 3.5;
+constexpr qreal kBendRadius = 8.0;
+constexpr qreal kEdgeWidth = 1.2;
+
+bool isCast(NodeStyle style) {
+    return style == NodeStyle::Cast || style == NodeStyle::Multicast;
+}
+
+// Room for text inside the shape of `style` filling `rect` (the hexagon's points and the pill's
+// round ends hold none).
+qreal textRoom(NodeStyle style, const QRectF& rect) {
+    switch (style) {
+        case NodeStyle::Cast:
+            // The text lines sit about a third of the height off the middle, where the slanted sides
+            // have taken roughly three quarters of the point's depth.
+            return rect.width() - 1.5 * hexagonInset(rect) - 6;
+        case NodeStyle::Multicast:
+            return rect.width() - std::min(rect.height(), rect.width()) * 0.6;
+        default:
+            return rect.width() - 8;
+    }
+}
+
+// How far a highlight reaches beyond the node: about 3 device pixels however far out the view is
+// zoomed, so a match is still findable on a 5,000-node overview.
+qreal haloReach(qreal lod) {
+    return std::clamp(3.0 / std::max(lod, 1e-3), 4.0, kMaxHalo);
+}
+
+QPointF unit(const QPointF& v) {
+    const qreal len = std::hypot(v.x(), v.y());
+    return len > 1e-9 ? v / len : QPointF(0, 1);
+}
+
+// The point `distance` along a polyline from its start (its end when shorter).
+QPointF pointAlong(const QPolygonF& line, qreal distance) {
+    for (qsizetype i = 1; i < line.size(); ++i) {
+        const qreal length = QLineF(line[i - 1], line[i]).length();
+        if (distance <= length) {
+            return line[i - 1] + unit(line[i] - line[i - 1]) * distance;
+        }
+        distance -= length;
+    }
+    return line.last();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+// GraphNodeItem
+
+GraphNodeItem::GraphNodeItem(const DrawnNode& node, int index, const GraphSceneStyle* style)
+    : m_sceneStyle(style),
+      m_name(node.name),
+      m_title(node.title),
+      m_label(node.label),
+      m_badge(node.badge),
+      m_index(index),
+      m_style(node.style),
+      m_excluded(node.excluded) {
+    const QSizeF size(std::max(node.size.width(), 4.0), std::max(node.size.height(), 4.0));
+    m_rect = QRectF(-size.width() / 2, -size.height() / 2, size.width(), size.height());
+    m_textWidth = std::max(textRoom(m_style, m_rect), 0.0);
+    if (!m_badge.isEmpty()) {
+        const qreal w = m_sceneStyle->badgeMetrics.horizontalAdvance(m_badge) + 2 * kBadgePadding;
+        const qreal h = m_sceneStyle->badgeMetrics.height() + 2;
+        // Straddles the top edge, overhanging the right side a little: a tag pinned to the corner.
+        m_badgeRect = QRectF(m_rect.right() + 4 - w, m_rect.top() - h * 0.6, w, h);
+    }
+    setPos(node.centre);
+    setZValue(1);  // above every edge
+    setAcceptedMouseButtons(Qt::NoButton);
+    updateBounds();
+}
+
+void GraphNodeItem::updateBounds() {
+    const qreal margin = (m_selected || m_matched) ? kMaxHalo + 2 : kCastOutlineWidth + 1;
+    QRectF bounds = m_rect.adjusted(-margin, -margin, margin, margin);
+    if (!m_badgeRect.isEmpty()) {
+        bounds |= m_badgeRect.adjusted(-1, -1, 1, 1);
+    }
+    if (bounds != m_bounds) {
+        prepareGeometryChange();
+        m_bounds = bounds;
+    }
+}
+
+void GraphNodeItem::setSelectedNode(bool selected) {
+    if (selected == m_selected) {
+        return;
+    }
+    m_selected = selected;
+    setZValue(selected ? 2 : 1);  // a selected node's halo is drawn over its neighbours
+    updateBounds();
+    update();
+}
+
+void GraphNodeItem::setMatched(bool matched) {
+    if (matched == m_matched) {
+        return;
+    }
+    m_matched = matched;
+    updateBounds();
+    update();
+}
+
+void GraphNodeItem::invalidateText() {
+    m_elided = false;
+    update();
+}
+
+void GraphNodeItem::elideText() const {
+    if (m_elided) {
+        return;
+    }
+    const GraphSceneStyle& s = *m_sceneStyle;
+    const bool twoLines = !m_title.isEmpty() && !m_label.isEmpty() &&
+                          m_rect.height() >= s.titleMetrics.height() + s.labelMetrics.height();
+    // With room for one line only, a variable is known by its name and an operator by its op.
+    m_firstInTitleFont = twoLines || (m_style != NodeStyle::Variable && !m_title.isEmpty());
+    const QString& first = m_firstInTitleFont ? m_title : m_label;
+    const QFontMetricsF& firstMetrics = m_firstInTitleFont ? s.titleMetrics : s.labelMetrics;
+    m_firstShown = firstMetrics.elidedText(first, Qt::ElideRight, m_textWidth);
+    m_firstWidth = firstMetrics.horizontalAdvance(m_firstShown);
+    // Names share long prefixes (resnetv10_stage3_conv2_...): eliding in the middle keeps both ends.
+    m_secondShown = twoLines ? s.labelMetrics.elidedText(m_label, Qt::ElideMiddle, m_textWidth) : QString();
+    m_secondWidth = twoLines ? s.labelMetrics.horizontalAdvance(m_secondShown) : 0;
+    m_elided = true;
+}
+
+void GraphNodeItem::paintText(QPainter* painter) const {
+    elideText();
+    const GraphSceneStyle& s = *m_sceneStyle;
+    const QFontMetricsF& firstMetrics = m_firstInTitleFont ? s.titleMetrics : s.labelMetrics;
+    const qreal height = firstMetrics.height() + (m_secondShown.isEmpty() ? 0 : s.labelMetrics.height());
+    const qreal top = -height / 2;
+    painter->setPen(s.text[static_cast<int>(m_style)]);
+    painter->setFont(m_firstInTitleFont ? s.titleFont : s.labelFont);
+    painter->drawText(QPointF(-m_firstWidth / 2, top + firstMetrics.ascent()), m_firstShown);
+    if (!m_secondShown.isEmpty()) {
+        painter->setFont(s.labelFont);
+        painter->drawText(QPointF(-m_secondWidth / 2, top + firstMetrics.height() + s.labelMetrics.ascent()),
+                          m_secondShown);
+    }
+}
+
+void GraphNodeItem::paintBadge(QPainter* painter, bool withText) const {
+    const GraphSceneStyle& s = *m_sceneStyle;
+    const QColor fill = s.badgeFill(m_badge);
+    painter->setPen(QPen(s.background, 1.0));  // a thin gap separates the tag from the node
+    painter->setBrush(fill);
+    const qreal radius = m_badgeRect.height() / 2;
+    painter->drawRoundedRect(m_badgeRect, radius, radius);
+    if (withText) {
+        painter->setPen(textColourOn(fill));
+        painter->setFont(s.badgeFont);
+        painter->drawText(m_badgeRect, Qt::AlignCenter, m_badge);
+    }
+}
+
+void GraphNodeItem::paintHighlights(QPainter* painter, qreal lod) const {
+    const GraphSceneStyle& s = *m_sceneStyle;
+    // A wide stroke of the outline, under the node's opaque fill: a halo that follows the shape
+    // (hexagon, pill or box) `reach` beyond it.
+    const qreal reach = haloReach(lod);
+    const QPainterPath outline = nodeStyleOutline(m_style, m_rect);
+    painter->setBrush(Qt::NoBrush);
+    if (m_matched) {
+        painter->setPen(QPen(s.match, 2 * reach, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+        painter->drawPath(outline);
+    }
+    if (m_selected) {
+        QColor glow = s.selection;
+        glow.setAlpha(90);
+        painter->setPen(QPen(glow, 2 * reach, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+        painter->drawPath(outline);
+    }
+}
+
+void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+    const GraphSceneStyle& s = *m_sceneStyle;
+    const qreal lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+    const int style = static_cast<int>(m_style);
+    const bool highlighted = s.showHighlights && (m_selected || m_matched);
+    if (highlighted) {
+        paintHighlights(painter, lod);
+    }
+
+    if (lod < kPlainEdgeLevel && !isCast(m_style) && !m_excluded) {
+        // Far out an ordinary node is a few pixels: a plain rectangle looks the same and is cheaper.
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(s.fill[style]);
+        painter->drawRect(m_rect);
+    } else {
+        QPen pen(s.outline[style], isCast(m_style) ? kCastOutlineWidth : kOutlineWidth);
+        if (m_excluded) {
+            pen = QPen(s.excludedOutline, kExcludedOutlineWidth, Qt::DashLine);
+        }
+        pen.setJoinStyle(Qt::MiterJoin);
+        painter->setPen(pen);
+        painter->setBrush(s.fill[style]);
+        painter->drawPath(nodeStyleOutline(m_style, m_rect));
+    }
+
+    if (highlighted && m_selected) {
+        painter->setPen(QPen(s.selection, std::clamp(2.0 / std::max(lod, 1e-3), 2.5, 12.0)));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPath(nodeStyleOutline(m_style, m_rect));
+    }
+    if (lod >= kTextLevel) {
+        paintText(painter);
+    }
+    if (!m_badgeRect.isEmpty() && lod >= kPlainEdgeLevel) {
+        paintBadge(painter, lod >= kTextLevel);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// GraphEdgeItem
+
+GraphEdgeItem::GraphEdgeItem(const DrawnEdge& edge, const GraphSceneStyle* style)
+    : m_sceneStyle(style), m_source(edge.source), m_target(edge.target), m_label(edge.label) {
+    setZValue(0);
+    setAcceptedMouseButtons(Qt::NoButton);
+    // Consecutive duplicates would give a bend or the arrow no direction.
+    bool duplicates = false;
+    for (qsizetype i = 1; i < edge.points.size(); ++i) {
+        duplicates = duplicates || QLineF(edge.points[i - 1], edge.points[i]).length() <= 1e-6;
+    }
+    if (!duplicates) {
+        m_points = edge.points;  // shared, not copied
+    } else {
+        for (const QPointF& p : edge.points) {
+            if (m_points.isEmpty() || QLineF(m_points.last(), p).length() > 1e-6) {
+                m_points << p;
+            }
+        }
+    }
+    if (m_points.size() < 2) {
+        m_points.clear();
+        return;
+    }
+
+    const QPointF end = m_points.last();
+    const QPointF before = m_points[m_points.size() - 2];
+    const QPointF dir = unit(end - before);
+    const QPointF normal(-dir.y(), dir.x());
+    const qreal arrowLength = std::min(kArrowLength, QLineF(before, end).length() * 0.8);
+    m_arrowBase = end - dir * arrowLength;
+    m_arrowLeft = m_arrowBase + normal * kArrowHalfWidth;
+    m_arrowRight = m_arrowBase - normal * kArrowHalfWidth;
+
+    // The rounded path stays inside the polyline's box (quadratic curves keep to their control
+    // points' hull), the arrow head reaches a little to the sides.
+    m_bounds = m_points.boundingRect() | QPolygonF({m_arrowLeft, m_arrowRight}).boundingRect();
+    if (!m_label.isEmpty()) {
+        const QFontMetricsF& fm = m_sceneStyle->edgeLabelMetrics;
+        const qreal w = fm.horizontalAdvance(m_label);
+        // Beside the first stretch of the edge, just below its source. The label is the dtype the
+        // source produces, so where edges fan out from one source their labels coincide (same text),
+        // while at a target, where edges from different sources meet, they would overlap and differ.
+        const QPointF anchor = pointAlong(m_points, 3 + fm.height() / 2);
+        m_labelRect = QRectF(anchor.x() + 3, anchor.y() - fm.height() / 2, w + 4, fm.height());
+        m_labelOrigin = QPointF(m_labelRect.left() + 2, m_labelRect.top() + fm.ascent());
+        m_bounds |= m_labelRect;
+    }
+    m_bounds.adjust(-kEdgeWidth, -kEdgeWidth, kEdgeWidth, kEdgeWidth);
+}
+
+QPainterPath GraphEdgeItem::path() const {
+    // Rounded bends: a layered layout's polylines turn at dummy nodes, and sharp corners there read
+    // as junctions.
+    QPainterPath path(m_points.first());
+    for (qsizetype i = 1; i + 1 < m_points.size(); ++i) {
+        const QPointF p = m_points[i];
+        const QPointF in = p - m_points[i - 1];
+        const QPointF out = m_points[i + 1] - p;
+        const qreal r =
+            std::min({kBendRadius, std::hypot(in.x(), in.y()) / 2, std::hypot(out.x(), out.y()) / 2});
+        path.lineTo(p - unit(in) * r);
+        path.quadTo(p, p + unit(out) * r);
+    }
+    path.lineTo(m_arrowBase);
+    return path;
+}
+
+void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+    if (m_points.isEmpty()) {
+        return;
+    }
+    const GraphSceneStyle& s = *m_sceneStyle;
+    const qreal lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+    const QColor colour = s.edgeColour(m_label);
+    if (lod < kPlainEdgeLevel) {
+        painter->setPen(QPen(colour, 0));  // cosmetic: one device pixel at any zoom
+        painter->drawPolyline(m_points);
+        return;
+    }
+    QPen pen(colour, kEdgeWidth);
+    pen.setCapStyle(Qt::FlatCap);
+    painter->setPen(pen);
+    painter->setBrush(Qt::NoBrush);
+    if (m_points.size() == 2) {
+        painter->drawLine(m_points.first(), m_arrowBase);  // most edges: no path needed
+    } else {
+        painter->drawPath(path());
+    }
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(colour);
+    const QPointF arrow[3] = {m_points.last(), m_arrowLeft, m_arrowRight};
+    painter->drawPolygon(arrow, 3);
+    if (lod >= kTextLevel && !m_label.isEmpty()) {
+        painter->setBrush(s.labelHalo);
+        painter->drawRoundedRect(m_labelRect, 2, 2);
+        painter->setPen(s.edgeLabel);
+        painter->setFont(s.edgeLabelFont);
+        painter->drawText(m_labelOrigin, m_label);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// GraphOverviewItem
+
+namespace {
+
+enum EdgeGroup { OtherEdges, TargetEdges, Float32Edges };
+
+EdgeGroup edgeGroup(const QString& label) {
+    const std::optional<NodeStyle> style = dtypeStyle(label);
+    return !style                         ? OtherEdges
+           : *style == NodeStyle::Target  ? TargetEdges
+           : *style == NodeStyle::Float32 ? Float32Edges
+                                          : OtherEdges;
+}
+
+}  // namespace
+
+GraphOverviewItem::GraphOverviewItem(const GraphDrawing& drawing, const QRectF& bounds,
+                                     const GraphSceneStyle* style)
+    : m_sceneStyle(style), m_bounds(bounds) {
+    setZValue(-1);
+    setAcceptedMouseButtons(Qt::NoButton);
+    for (const DrawnNode& node : drawing.nodes) {
+        const QRectF rect = drawnNodeRect(node);
+        m_nodes[static_cast<int>(node.style)].push_back(rect);
+        if (node.excluded) {
+            m_excluded.push_back(rect);
+        }
+    }
+    for (const DrawnEdge& edge : drawing.edges) {
+        QList<QLineF>& lines = m_edges[edgeGroup(edge.label)];
+        for (qsizetype i = 1; i < edge.points.size(); ++i) {
+            lines.push_back(QLineF(edge.points[i - 1], edge.points[i]));
+        }
+    }
+}
+
+void GraphOverviewItem::setSelectedRect(const QRectF& rect) {
+    m_selected = rect;
+    update();
+}
+
+void GraphOverviewItem::setMatchRects(const QList<QRectF>& rects) {
+    m_matches = rects;
+    update();
+}
+
+void GraphOverviewItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+    const GraphSceneStyle& s = *m_sceneStyle;
+    const qreal lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+    const qreal pixel = 1.0 / std::max(lod, 1e-3);  // one device pixel in scene units
+    painter->save();
+    // Axis-aligned rectangles and one-pixel lines: antialiasing would only blur them, at a cost.
+    painter->setRenderHint(QPainter::Antialiasing, false);
+
+    const QColor edgeColours[3] = {s.edge, s.edgeColour(QStringLiteral("f16")),
+                                   s.edgeColour(QStringLiteral("f32"))};
+    for (int group = 0; group < 3; ++group) {
+        if (!m_edges[group].isEmpty()) {
+            painter->setPen(QPen(edgeColours[group], 0));
+            painter->drawLines(m_edges[group]);
+        }
+    }
+
+    painter->setPen(Qt::NoPen);
+    if (s.showHighlights && !m_matches.isEmpty()) {
+        painter->setBrush(s.match);
+        const qreal reach = std::min(3 * pixel, kMaxHalo);
+        for (const QRectF& r : m_matches) {
+            painter->drawRect(r.adjusted(-reach, -reach, reach, reach));
+        }
+    }
+    if (s.showHighlights && !m_selected.isEmpty()) {
+        QColor glow = s.selection;
+        glow.setAlpha(110);
+        painter->setBrush(glow);
+        const qreal reach = std::min(4 * pixel, kMaxHalo);
+        painter->drawRect(m_selected.adjusted(-reach, -reach, reach, reach));
+    }
+    // Casts last: they are what a reader scans the overview for.
+    for (int style = 0; style < kNodeStyleCount; ++style) {
+        if (!m_nodes[style].isEmpty()) {
+            // A fill too close to the background (the light neutral on a light palette) gets a hairline.
+            const bool faint = std::abs(s.fill[style].lightness() - s.background.lightness()) < 40;
+            painter->setPen(faint ? QPen(s.outline[style], 0) : QPen(Qt::NoPen));
+            painter->setBrush(s.fill[style]);
+            painter->drawRects(m_nodes[style]);
+        }
+    }
+    painter->setPen(Qt::NoPen);
+    if (!m_excluded.isEmpty()) {
+        painter->setPen(QPen(s.excludedOutline, 0, Qt::DotLine));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRects(m_excluded);
+    }
+    if (s.showHighlights && !m_selected.isEmpty()) {
+        painter->setPen(QPen(s.selection, 2 * pixel));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(m_selected);
+    }
+    painter->restore();
+}

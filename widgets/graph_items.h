@@ -1,0 +1,141 @@
+#pragma once
+// The item kinds of a graph view's scene: a node (shape, text, dtype badge), an edge (polyline with
+// arrow head and dtype label), and the overview that stands in for all of them when nodes are a few
+// pixels big. Nodes and edges paint according to the level of detail (no text when small, plain
+// lines when tiny); all take their colours and fonts from the view's shared GraphSceneStyle. None
+// handles mouse events: GraphView decides what a click means.
+
+#include <QGraphicsItem>
+#include <QLineF>
+#include <QList>
+#include <QPainterPath>
+#include <QPolygonF>
+#include <QString>
+
+#include "graph_drawing.h"
+#include "graph_style.h"
+
+// The box a node occupies in the scene.
+inline QRectF drawnNodeRect(const DrawnNode& node) {
+    return QRectF(node.centre.x() - node.size.width() / 2, node.centre.y() - node.size.height() / 2,
+                  node.size.width(), node.size.height());
+}
+
+class GraphNodeItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 1 };
+
+    // `style` must outlive the item (the view owns both).
+    GraphNodeItem(const DrawnNode& node, int index, const GraphSceneStyle* style);
+
+    int type() const override { return Type; }
+    QRectF boundingRect() const override { return m_bounds; }
+    QPainterPath shape() const override { return nodeStyleOutline(m_style, m_rect); }
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+    int index() const { return m_index; }  // into GraphDrawing::nodes
+    const QString& name() const { return m_name; }
+    NodeStyle nodeStyle() const { return m_style; }
+
+    // The selected node gets an outline and halo in the selection colour; search matches a subtle
+    // halo. Both stay visible when zoomed far out (the halo grows to a few device pixels).
+    void setSelectedNode(bool selected);
+    bool isSelectedNode() const { return m_selected; }
+    void setMatched(bool matched);
+    bool isMatched() const { return m_matched; }
+
+    // Drops the elided text, after the view's fonts changed.
+    void invalidateText();
+
+private:
+    void updateBounds();
+    void elideText() const;
+    void paintText(QPainter* painter) const;
+    void paintBadge(QPainter* painter, bool withText) const;
+    void paintHighlights(QPainter* painter, qreal lod) const;
+
+    const GraphSceneStyle* m_sceneStyle;
+    QString m_name;
+    QString m_title;
+    QString m_label;
+    QString m_badge;
+    int m_index;
+    NodeStyle m_style;
+    bool m_excluded;
+    bool m_selected = false;
+    bool m_matched = false;
+    // Geometry is kept to plain values and paths are made when painted: a path is an allocation, and
+    // with thousands of items allocation dominates building and tearing down a scene, while only the
+    // few hundred nodes in view are ever painted.
+    QRectF m_rect;       // the node itself, centred on (0, 0)
+    QRectF m_badgeRect;  // empty without a badge
+    QRectF m_bounds;
+    qreal m_textWidth;  // room for text inside the shape
+
+    // Eliding needs font metrics and costs a few microseconds a node; done on the first paint with
+    // text, so building a scene of thousands of nodes does not pay for text nobody has seen yet.
+    mutable bool m_elided = false;
+    mutable bool m_firstInTitleFont = true;  // the first line is the title (else the name)
+    mutable QString m_firstShown;
+    mutable QString m_secondShown;  // empty when only one line fits
+    mutable qreal m_firstWidth = 0;
+    mutable qreal m_secondWidth = 0;
+};
+
+class GraphEdgeItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 2 };
+
+    GraphEdgeItem(const DrawnEdge& edge, const GraphSceneStyle* style);
+
+    int type() const override { return Type; }
+    QRectF boundingRect() const override { return m_bounds; }
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+    int source() const { return m_source; }
+    int target() const { return m_target; }
+    const QString& label() const { return m_label; }
+
+private:
+    const GraphSceneStyle* m_sceneStyle;
+    int m_source;
+    int m_target;
+    QString m_label;
+    QPainterPath path() const;  // with rounded bends, ending at the arrow head's base
+
+    QPolygonF m_points;  // as laid out (shared with the drawing unless it had duplicate points)
+    QPointF m_arrowBase;
+    QPointF m_arrowLeft;
+    QPointF m_arrowRight;
+    QPointF m_labelOrigin;  // text baseline origin
+    QRectF m_labelRect;     // the label's halo
+    QRectF m_bounds;
+};
+
+// The whole drawing in a handful of draw calls: nodes as rectangles batched by style, edges as
+// one-pixel lines batched by colour, plus the selection and search highlights. Per-item overhead in
+// QGraphicsView (transform, style option, exposure test) is a few microseconds an item, which at
+// 5,000 nodes and their edges alone makes a frame too slow; below kPlainEdgeLevel the view hides
+// the node and edge items and shows this one instead, where they would look the same anyway.
+class GraphOverviewItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 3 };
+
+    GraphOverviewItem(const GraphDrawing& drawing, const QRectF& bounds, const GraphSceneStyle* style);
+
+    int type() const override { return Type; }
+    QRectF boundingRect() const override { return m_bounds; }
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+    void setSelectedRect(const QRectF& rect);  // empty for none
+    void setMatchRects(const QList<QRectF>& rects);
+
+private:
+    const GraphSceneStyle* m_sceneStyle;
+    QRectF m_bounds;
+    std::array<QList<QRectF>, kNodeStyleCount> m_nodes;  // by style
+    QList<QRectF> m_excluded;
+    QList<QLineF> m_edges[3];  // unlabelled or other dtype, target, float32
+    QRectF m_selected;
+    QList<QRectF> m_matches;
+};

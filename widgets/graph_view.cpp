@@ -1,0 +1,602 @@
+#include "graph_view.h"
+
+#include <QApplication>
+#include <QContextMenuEvent>
+#include <QDir>
+#include <QGraphicsScene>
+#include <QHelpEvent>
+#include <QImage>
+#include <QMouseEvent>
+#include <QNativeGestureEvent>
+#include <QPainter>
+#include <QSaveFile>
+#include <QScrollBar>
+#include <QSvgGenerator>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+#include "graph_items.h"
+
+namespace {
+
+constexpr qreal kSceneMargin = 40;         // around the drawing, so edge nodes are not flush with the border
+constexpr qreal kMaxExportPixels = 120e6;  // ~480 MB of RGB32: past this a PNG export scales down too
+
+}  // namespace
+
+GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), m_scene(new QGraphicsScene(this)) {
+    // The scene is static between setDrawing() calls: a BSP tree answers "what is in this rect" for
+    // painting and hit tests in logarithmic time, which is what keeps 5,000+ nodes smooth.
+    m_scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    setScene(m_scene);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    // Zooming keeps the point under the mouse (or the centre) in place by itself (zoomAbout()), so
+    // Qt's anchoring, which needs mouse tracking, stays off.
+    setTransformationAnchor(QGraphicsView::NoAnchor);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    // Panning scrolls the pixels already drawn and repaints only the exposed strip, which full
+    // viewport updates would defeat; items never move, so bounding-rect updates are rare and small.
+    setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+    // Every item sets the pen, brush and font it draws with, so the per-item save/restore is waste.
+    setOptimizationFlags(QGraphicsView::DontSavePainterState);
+    // The background is one flat colour: caching it would cost a viewport-sized pixmap for nothing.
+    setCacheMode(QGraphicsView::CacheNone);
+    updateStyle();
+
+    connect(horizontalScrollBar(), &QScrollBar::valueChanged, this, &GraphView::announceViewportMove);
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &GraphView::announceViewportMove);
+}
+
+// The items point at m_style: the scene (and with it every item) goes before the members do.
+GraphView::~GraphView() {
+    delete m_scene;
+}
+
+QColor GraphView::nodeStyleColor(NodeStyle style) {
+    return nodeStyleFill(style);
+}
+
+QString GraphView::nodeStyleName(NodeStyle style) {
+    switch (style) {
+        case NodeStyle::Variable:
+            return tr("Variable");
+        case NodeStyle::Target:
+            return tr("Target dtype");
+        case NodeStyle::Float32:
+            return tr("FP32");
+        case NodeStyle::Widest:
+            return tr("Widest");
+        case NodeStyle::Unchanged:
+            return tr("Unchanged");
+        case NodeStyle::Cast:
+            return tr("amp_cast");
+        case NodeStyle::Multicast:
+            return tr("amp_multicast");
+    }
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The drawing
+
+void GraphView::setDrawing(const GraphDrawing& drawing) {
+    const bool first = m_drawing.nodes.isEmpty();
+    const QPointF centre = viewportCentre();
+    ++m_quietMoves;
+
+    // The scene polishes new items from a queued call; until it has run, removing each item searches
+    // the whole pending list (quadratic: seconds for 10k items). Called again before the event loop
+    // ran, run it now.
+    QCoreApplication::sendPostedEvents(m_scene, QEvent::MetaCall);
+    // Everything is repainted anyway. Saying so up front spares the view from collecting the rect of
+    // every removed and added item into one dirty region (quadratic in the items on screen).
+    m_scene->update();
+    m_nodeItems.clear();
+    m_edgeItems.clear();
+    m_overview = nullptr;
+    m_nodeIndex.clear();
+    m_matches.clear();
+    m_currentMatch = -1;
+    m_castCount = 0;
+    m_scene->clear();
+    m_drawing = drawing;
+
+    QRectF bounds = m_drawing.bounds;
+    if (!bounds.isValid()) {
+        for (const DrawnNode& n : m_drawing.nodes) {
+            bounds |= drawnNodeRect(n);
+        }
+    }
+    // An explicit scene rect: otherwise the scene would grow it item by item as they are added.
+    const QRectF sceneRect = bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin);
+    m_scene->setSceneRect(sceneRect);
+
+    // Items are created shown or hidden for the current zoom: switching thousands later costs more.
+    m_overviewShown = zoom() < kPlainEdgeLevel;
+    m_overview = new GraphOverviewItem(m_drawing, sceneRect, &m_style);
+    if (!m_overviewShown) {
+        m_overview->setVisible(false);
+    }
+    m_scene->addItem(m_overview);
+    m_nodeItems.reserve(m_drawing.nodes.size());
+    m_nodeIndex.reserve(m_drawing.nodes.size());
+    for (int i = 0; i < m_drawing.nodes.size(); ++i) {
+        const DrawnNode& node = m_drawing.nodes[i];
+        auto* item = new GraphNodeItem(node, i, &m_style);
+        if (m_overviewShown) {
+            item->setVisible(false);
+        }
+        m_scene->addItem(item);
+        m_nodeItems.push_back(item);
+        m_nodeIndex.insert(node.name, i);
+        if (node.style == NodeStyle::Cast || node.style == NodeStyle::Multicast) {
+            ++m_castCount;
+        }
+    }
+    m_edgeItems.reserve(m_drawing.edges.size());
+    for (const DrawnEdge& edge : m_drawing.edges) {
+        auto* item = new GraphEdgeItem(edge, &m_style);
+        if (m_overviewShown) {
+            item->setVisible(false);
+        }
+        m_scene->addItem(item);
+        m_edgeItems.push_back(item);
+    }
+
+    if (GraphNodeItem* item = nodeItem(m_selected)) {
+        item->setSelectedNode(true);
+    } else {
+        m_selected.clear();
+    }
+    if (!m_searchText.isEmpty()) {
+        findNodes(m_searchText);
+    }
+    updateOverviewHighlights();
+
+    if (first && !m_drawing.nodes.isEmpty()) {
+        // A graph reads from its inputs at the top.
+        const QRectF rect = m_scene->sceneRect();
+        centerOn(rect.center().x(), rect.top() + viewport()->height() / (2 * zoom()));
+    } else {
+        centerOn(centre);
+    }
+    --m_quietMoves;
+}
+
+GraphNodeItem* GraphView::nodeItem(const QString& name) const {
+    const auto it = m_nodeIndex.constFind(name);
+    return it == m_nodeIndex.cend() ? nullptr : m_nodeItems[*it];
+}
+
+QGraphicsItem* GraphView::itemForNode(const QString& name) const {
+    return nodeItem(name);
+}
+
+QPointF GraphView::nodeScenePos(const QString& name) const {
+    const auto it = m_nodeIndex.constFind(name);
+    return it == m_nodeIndex.cend() ? QPointF() : m_drawing.nodes[*it].centre;
+}
+
+QString GraphView::nodeNameAt(const QPoint& viewportPos) const {
+    if (m_overviewShown) {
+        // The node items are hidden, so the scene will not find them; nodes are a few pixels big
+        // here, and a plain scan (topmost first) with a pixel of slack is quick enough for a click.
+        const QPointF at = mapToScene(viewportPos);
+        const qreal slack = 1.5 / zoom();
+        for (qsizetype i = m_drawing.nodes.size() - 1; i >= 0; --i) {
+            if (drawnNodeRect(m_drawing.nodes[i]).adjusted(-slack, -slack, slack, slack).contains(at)) {
+                return m_drawing.nodes[i].name;
+            }
+        }
+        return {};
+    }
+    for (const QGraphicsItem* item : items(viewportPos)) {
+        if (item->type() == GraphNodeItem::Type) {
+            return static_cast<const GraphNodeItem*>(item)->name();
+        }
+    }
+    return {};
+}
+
+QString GraphView::toolTipFor(const DrawnNode& node) const {
+    QString text = QStringLiteral("<b>%1</b><br>").arg(node.name.toHtmlEscaped());
+    text += node.op.isEmpty() ? tr("variable") : tr("op: %1").arg(node.op.toHtmlEscaped());
+    text += QStringLiteral("<br>") + tr("precision: %1").arg(nodeStyleName(node.style));
+    if (!node.badge.isEmpty()) {
+        text += QStringLiteral("<br>") + tr("casts to: %1").arg(node.badge.toHtmlEscaped());
+    }
+    if (node.excluded) {
+        text += QStringLiteral("<br>") + tr("excluded from conversion by name");
+    }
+    return text;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Style
+
+void GraphView::updateStyle() {
+    m_style = GraphSceneStyle::fromPalette(palette(), font());
+    m_scene->setBackgroundBrush(m_style.background);
+    for (GraphNodeItem* item : std::as_const(m_nodeItems)) {
+        item->invalidateText();
+    }
+    m_scene->update();
+}
+
+void GraphView::changeEvent(QEvent* event) {
+    QGraphicsView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        updateStyle();
+    } else if (event->type() == QEvent::FontChange) {
+        updateStyle();
+        setDrawing(GraphDrawing(m_drawing));  // badges and labels were measured in the old font
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Zoom and scrolling
+
+double GraphView::zoom() const {
+    return transform().m11();
+}
+
+QPointF GraphView::viewportCentre() const {
+    return mapToScene(viewport()->rect().center());
+}
+
+void GraphView::zoomAbout(double zoom, const QPoint& viewportAnchor) {
+    const double old = this->zoom();
+    zoom = std::clamp(zoom, kMinZoom, kMaxZoom);
+    if (std::abs(zoom - old) <= 1e-9 * old) {
+        return;
+    }
+    // Keep the scene point under the anchor where it is: with the centre c and the anchor d pixels
+    // from it, that point is c + d/old, and must stay d pixels from the new centre.
+    const QPointF centre = viewportCentre();
+    const QPointF offset = QPointF(viewportAnchor - viewport()->rect().center());
+    const QPointF anchored = centre + offset / old;
+    ++m_quietMoves;
+    setTransform(QTransform::fromScale(zoom, zoom));
+    updateLevelOfDetail();
+    centerOn(anchored - offset / zoom);
+    --m_quietMoves;
+    emit zoomChanged(zoom);
+    announceViewportMove();
+}
+
+void GraphView::setZoom(double zoom) {
+    zoomAbout(zoom, viewport()->rect().center());
+}
+
+void GraphView::zoomIn() {
+    setZoom(zoom() * kZoomStep);
+}
+
+void GraphView::zoomOut() {
+    setZoom(zoom() / kZoomStep);
+}
+
+void GraphView::resetZoom() {
+    setZoom(1.0);
+}
+
+void GraphView::fitToView() {
+    const QRectF rect = m_scene->sceneRect();
+    if (rect.isEmpty()) {
+        return;
+    }
+    const QSizeF room = viewport()->size();
+    const double fit = std::min({room.width() / rect.width(), room.height() / rect.height(), 1.0});
+    ++m_quietMoves;
+    setZoom(fit);
+    centerOn(rect.center());
+    --m_quietMoves;
+    announceViewportMove();
+}
+
+void GraphView::updateLevelOfDetail() {
+    showOverview(zoom() < kPlainEdgeLevel);
+}
+
+void GraphView::showOverview(bool overview) {
+    if (overview == m_overviewShown || !m_overview) {
+        return;
+    }
+    m_overviewShown = overview;
+    m_scene->update();  // one full repaint rather than thousands of dirty rects (see setDrawing())
+    for (GraphNodeItem* item : std::as_const(m_nodeItems)) {
+        item->setVisible(!overview);
+    }
+    for (QGraphicsItem* item : std::as_const(m_edgeItems)) {
+        item->setVisible(!overview);
+    }
+    m_overview->setVisible(overview);
+}
+
+void GraphView::updateOverviewHighlights() {
+    if (!m_overview) {
+        return;
+    }
+    const auto it = m_nodeIndex.constFind(m_selected);
+    m_overview->setSelectedRect(it == m_nodeIndex.cend() ? QRectF() : drawnNodeRect(m_drawing.nodes[*it]));
+    QList<QRectF> matches;
+    matches.reserve(m_matches.size());
+    for (const int i : std::as_const(m_matches)) {
+        matches.push_back(drawnNodeRect(m_drawing.nodes[i]));
+    }
+    m_overview->setMatchRects(matches);
+}
+
+void GraphView::centreOn(const QPointF& sceneCentre) {
+    ++m_quietMoves;
+    centerOn(sceneCentre);
+    --m_quietMoves;
+}
+
+void GraphView::announceViewportMove() {
+    if (m_quietMoves == 0) {
+        emit viewportMoved(viewportCentre());
+    }
+}
+
+void GraphView::wheelEvent(QWheelEvent* event) {
+    if (event->modifiers() & Qt::ControlModifier) {
+        // angleDelta is in eighths of a degree, 120 per notch; touchpads send smaller steps.
+        const double notches = event->angleDelta().y() / 120.0;
+        zoomAbout(zoom() * std::pow(kZoomStep, notches), event->position().toPoint());
+        event->accept();
+        return;
+    }
+    QGraphicsView::wheelEvent(event);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Mouse
+
+void GraphView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton) {
+        m_pressPos = event->position().toPoint();
+        m_leftPressed = true;
+    }
+    QGraphicsView::mousePressEvent(event);  // a drag pans (ScrollHandDrag)
+}
+
+void GraphView::mouseReleaseEvent(QMouseEvent* event) {
+    QGraphicsView::mouseReleaseEvent(event);
+    if (event->button() != Qt::LeftButton || !m_leftPressed) {
+        return;
+    }
+    m_leftPressed = false;
+    const QPoint pos = event->position().toPoint();
+    if ((pos - m_pressPos).manhattanLength() < QApplication::startDragDistance()) {
+        setSelection(nodeNameAt(pos), true);  // a click, not a pan: empty space clears
+    }
+}
+
+void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
+    const QString name =
+        event->button() == Qt::LeftButton ? nodeNameAt(event->position().toPoint()) : QString();
+    if (name.isEmpty()) {
+        QGraphicsView::mouseDoubleClickEvent(event);
+        return;
+    }
+    setSelection(name, true);
+    emit nodeActivated(name);
+    event->accept();
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* event) {
+    QString name;
+    QPoint globalPos = event->globalPos();
+    if (event->reason() == QContextMenuEvent::Keyboard && hasNode(m_selected)) {
+        name = m_selected;  // the menu key: the selected node, with the menu at the node
+        globalPos = viewport()->mapToGlobal(mapFromScene(nodeScenePos(name)));
+    } else {
+        name = nodeNameAt(event->pos());
+    }
+    if (name.isEmpty()) {
+        QGraphicsView::contextMenuEvent(event);
+        return;
+    }
+    setSelection(name, true);  // the menu acts on this node: show it as the selected one
+    emit nodeContextMenuRequested(name, globalPos);
+    event->accept();
+}
+
+bool GraphView::viewportEvent(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        // One tool tip built on demand, rather than thousands of item tool tips built up front.
+        const auto* help = static_cast<QHelpEvent*>(event);
+        const auto it = m_nodeIndex.constFind(nodeNameAt(help->pos()));
+        if (it == m_nodeIndex.cend()) {
+            QToolTip::hideText();
+            event->ignore();
+        } else {
+            QToolTip::showText(help->globalPos(), toolTipFor(m_drawing.nodes[*it]), viewport());
+        }
+        return true;
+    }
+    if (event->type() == QEvent::NativeGesture) {
+        const auto* gesture = static_cast<QNativeGestureEvent*>(event);
+        if (gesture->gestureType() == Qt::ZoomNativeGesture) {
+            zoomAbout(zoom() * (1.0 + gesture->value()), gesture->position().toPoint());
+            return true;
+        }
+    }
+    return QGraphicsView::viewportEvent(event);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Selection and search
+
+void GraphView::setSelection(const QString& name, bool notify) {
+    if (name == m_selected) {
+        return;
+    }
+    if (GraphNodeItem* old = nodeItem(m_selected)) {
+        old->setSelectedNode(false);
+    }
+    m_selected = name;
+    if (GraphNodeItem* item = nodeItem(name)) {
+        item->setSelectedNode(true);
+    }
+    updateOverviewHighlights();
+    if (notify) {
+        emit nodeSelected(name);
+    }
+}
+
+void GraphView::selectNode(const QString& name, bool ensureVisible) {
+    GraphNodeItem* item = nodeItem(name);
+    if (!name.isEmpty() && !item) {
+        setSelection({}, false);
+        return;
+    }
+    setSelection(name, true);
+    if (item && ensureVisible) {
+        QGraphicsView::ensureVisible(item, 40, 40);
+    }
+}
+
+int GraphView::findNodes(const QString& text) {
+    for (const int i : std::as_const(m_matches)) {
+        m_nodeItems[i]->setMatched(false);
+    }
+    m_matches.clear();
+    m_currentMatch = -1;
+    m_searchText = text;
+    if (text.isEmpty()) {
+        updateOverviewHighlights();
+        return 0;
+    }
+    for (int i = 0; i < m_drawing.nodes.size(); ++i) {
+        const DrawnNode& node = m_drawing.nodes[i];
+        if (node.name.contains(text, Qt::CaseInsensitive) || node.op.contains(text, Qt::CaseInsensitive)) {
+            m_matches.push_back(i);
+        }
+    }
+    std::stable_sort(m_matches.begin(), m_matches.end(), [this](int a, int b) {
+        const QPointF& pa = m_drawing.nodes[a].centre;
+        const QPointF& pb = m_drawing.nodes[b].centre;
+        return pa.y() != pb.y() ? pa.y() < pb.y() : pa.x() < pb.x();
+    });
+    for (const int i : std::as_const(m_matches)) {
+        m_nodeItems[i]->setMatched(true);
+    }
+    updateOverviewHighlights();
+    return static_cast<int>(m_matches.size());
+}
+
+bool GraphView::selectMatch(int index) {
+    m_currentMatch = index;
+    const DrawnNode& node = m_drawing.nodes[m_matches[index]];
+    setSelection(node.name, true);
+    centerOn(node.centre);
+    return true;
+}
+
+bool GraphView::selectNextMatch() {
+    if (m_matches.isEmpty()) {
+        return false;
+    }
+    return selectMatch((m_currentMatch + 1) % static_cast<int>(m_matches.size()));
+}
+
+bool GraphView::selectPreviousMatch() {
+    if (m_matches.isEmpty()) {
+        return false;
+    }
+    return selectMatch(m_currentMatch <= 0 ? static_cast<int>(m_matches.size()) - 1 : m_currentMatch - 1);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Export
+
+void GraphView::renderForExport(QPainter* painter, const QRectF& target, const QRectF& source) {
+    painter->setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    // The picture's own scale decides between items and overview, not the view's zoom.
+    const bool overview = m_overviewShown;
+    showOverview(std::min(target.width() / source.width(), target.height() / source.height()) <
+                 kPlainEdgeLevel);
+    m_style.showHighlights = false;
+    m_scene->render(painter, target, source, Qt::KeepAspectRatio);
+    m_style.showHighlights = true;
+    showOverview(overview);
+}
+
+bool GraphView::exportPng(const QString& path, QString* error) {
+    const auto fail = [&](const QString& why) {
+        if (error) {
+            *error = why;
+        }
+        return false;
+    };
+    const QRectF source = m_scene->sceneRect();
+    if (m_drawing.nodes.isEmpty() || source.isEmpty()) {
+        return fail(tr("There is no graph to export."));
+    }
+    const double scale = std::min({1.0, kMaxExportSide / source.width(), kMaxExportSide / source.height(),
+                                   std::sqrt(kMaxExportPixels / (source.width() * source.height()))});
+    const QSize size(std::max(1, static_cast<int>(std::ceil(source.width() * scale))),
+                     std::max(1, static_cast<int>(std::ceil(source.height() * scale))));
+    QImage image(size, QImage::Format_RGB32);
+    if (image.isNull()) {
+        return fail(tr("Not enough memory for a %1 × %2 image.").arg(size.width()).arg(size.height()));
+    }
+    image.fill(m_style.background);
+    {
+        QPainter painter(&image);
+        renderForExport(&painter, QRectF(QPointF(0, 0), QSizeF(size)), source);
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        return fail(tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
+    }
+    if (!image.save(&file, "PNG") || !file.commit()) {
+        return fail(tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
+    }
+    return true;
+}
+
+bool GraphView::exportSvg(const QString& path, QString* error) {
+    const auto fail = [&](const QString& why) {
+        if (error) {
+            *error = why;
+        }
+        return false;
+    };
+    const QRectF source = m_scene->sceneRect();
+    if (m_drawing.nodes.isEmpty() || source.isEmpty()) {
+        return fail(tr("There is no graph to export."));
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        return fail(tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
+    }
+    const QRectF target(QPointF(0, 0), source.size());
+    QSvgGenerator generator;
+    generator.setOutputDevice(&file);
+    generator.setSize(source.size().toSize());
+    generator.setViewBox(target);
+    generator.setTitle(tr("AMP Studio graph"));
+    generator.setDescription(
+        tr("Nodes: %1, edges: %2").arg(m_drawing.nodes.size()).arg(m_drawing.edges.size()));
+    generator.setResolution(96);  // CSS pixels: one scene unit is one px
+    {
+        QPainter painter;
+        if (!painter.begin(&generator)) {
+            file.cancelWriting();
+            return fail(
+                tr("Cannot write %1: the SVG generator did not start.").arg(QDir::toNativeSeparators(path)));
+        }
+        painter.fillRect(target, m_style.background);
+        renderForExport(&painter, target, source);
+    }
+    if (!file.commit()) {
+        return fail(tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
+    }
+    return true;
+}

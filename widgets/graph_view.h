@@ -1,0 +1,134 @@
+#pragma once
+// A view of one graph drawing: nodes coloured by the precision they run in, inserted casts shaped
+// and badged so they stand out, edges with dtype labels. Zoom (Ctrl+wheel, pinch, slots), pan (drag
+// or wheel), single selection by node name, search, PNG/SVG export. Level-of-detail painting keeps a
+// 5,000-node drawing smooth: below half size no text, below a fifth plain lines (graph_items.h).
+//
+// Tying two views together (the main window's before/after pair) needs no knowledge of each other:
+//   connect(a, &GraphView::zoomChanged, b, &GraphView::setZoom);
+//   connect(a, &GraphView::viewportMoved, b, &GraphView::centreOn);
+//   connect(a, &GraphView::nodeSelected, b, [b](const QString& n) { b->selectNode(n); });
+// and the same from b to a. There are no feedback loops: setZoom() is silent when the zoom does not
+// change, centreOn() never emits viewportMoved, and selectNode() is silent when the node is already
+// selected or missing from the view.
+
+#include <QGraphicsView>
+#include <QHash>
+#include <QList>
+#include <QString>
+
+#include "graph_drawing.h"
+#include "graph_style.h"
+
+class GraphNodeItem;
+class GraphOverviewItem;
+class QGraphicsScene;
+
+class GraphView : public QGraphicsView {
+    Q_OBJECT
+public:
+    static constexpr double kMinZoom = 0.01;
+    static constexpr double kMaxZoom = 8.0;
+    static constexpr double kZoomStep = 1.25;        // zoomIn()/zoomOut() and one wheel notch
+    static constexpr double kMaxExportSide = 16384;  // PNG export scales down past this many pixels
+
+    explicit GraphView(QWidget* parent = nullptr);
+    ~GraphView() override;
+
+    // Replaces the whole scene. Keeps the zoom and the centre; keeps the selection when a node of the
+    // same name exists (silently: the selection did not change), else clears it without emitting
+    // nodeSelected; re-runs the current search. The first drawing is shown from its top.
+    void setDrawing(const GraphDrawing& drawing);
+    const GraphDrawing& drawing() const { return m_drawing; }
+
+    // The fill and the translated legend name of a style, for the legend and other widgets.
+    static QColor nodeStyleColor(NodeStyle style);
+    static QString nodeStyleName(NodeStyle style);
+
+    double zoom() const;             // 1.0 = one scene unit per pixel
+    QPointF viewportCentre() const;  // the scene point at the centre of the viewport
+
+    QString selectedNode() const { return m_selected; }     // empty when none
+    QString nodeNameAt(const QPoint& viewportPos) const;    // empty when no node is there
+    QPointF nodeScenePos(const QString& name) const;        // centre; QPointF() for an unknown name
+    QGraphicsItem* itemForNode(const QString& name) const;  // nullptr for an unknown name
+    bool hasNode(const QString& name) const { return m_nodeIndex.contains(name); }
+    int highlightedCastCount() const { return m_castCount; }  // amp_cast + amp_multicast items
+
+    // Finds the nodes whose name or op contains `text` (case-insensitive), highlights them and
+    // remembers them top to bottom, left to right; an empty text clears the search. Returns the count.
+    int findNodes(const QString& text);
+    int matchCount() const { return static_cast<int>(m_matches.size()); }
+    int currentMatch() const { return m_currentMatch; }  // index into the matches; -1 before the first
+    // Select the next / previous match (wrapping around) and centre on it; false when there is none.
+    bool selectNextMatch();
+    bool selectPreviousMatch();
+
+    // The whole drawing without selection or search highlights, on the palette's background. PNG at
+    // 1:1, scaled down when the larger side would pass kMaxExportSide. Written atomically (QSaveFile):
+    // on failure the file is untouched, the result is false and *error says why.
+    bool exportPng(const QString& path, QString* error = nullptr);
+    bool exportSvg(const QString& path, QString* error = nullptr);
+
+public slots:
+    void setZoom(double zoom);  // about the viewport centre, clamped to [kMinZoom, kMaxZoom]
+    void zoomIn();
+    void zoomOut();
+    void resetZoom();  // 1:1
+    void fitToView();  // the whole drawing, never enlarged past 1:1
+    // Centres the viewport on a scene point (as far as the scroll range allows) without emitting
+    // viewportMoved: the slot for a tied view.
+    void centreOn(const QPointF& sceneCentre);
+    // Selects the node and, with ensureVisible, scrolls it into view. Emits nodeSelected when the
+    // selection changes; nothing when it is already selected. A name this view lacks clears the
+    // selection silently (a cast exists only in the converted graph: selecting it there must not
+    // clear the selection of the view it came from). An empty name clears and emits.
+    void selectNode(const QString& name, bool ensureVisible = true);
+
+signals:
+    void zoomChanged(double zoom);
+    // The viewport moved by the user (scroll, drag, zoom, search) or by ensureVisible; not by centreOn().
+    void viewportMoved(const QPointF& sceneCentre);
+    void nodeSelected(const QString& name);   // empty when the selection was cleared
+    void nodeActivated(const QString& name);  // double click
+    void nodeContextMenuRequested(const QString& name, const QPoint& globalPos);
+
+protected:
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
+    bool viewportEvent(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void zoomAbout(double zoom, const QPoint& viewportAnchor);
+    void setSelection(const QString& name, bool notify);
+    bool selectMatch(int index);
+    void updateStyle();
+    void announceViewportMove();
+    void renderForExport(QPainter* painter, const QRectF& target, const QRectF& source);
+    void showOverview(bool overview);
+    void updateLevelOfDetail();
+    void updateOverviewHighlights();
+    GraphNodeItem* nodeItem(const QString& name) const;
+    QString toolTipFor(const DrawnNode& node) const;
+
+    QGraphicsScene* m_scene;
+    GraphDrawing m_drawing;
+    GraphSceneStyle m_style;            // every item points here
+    QList<GraphNodeItem*> m_nodeItems;  // by node index
+    QList<QGraphicsItem*> m_edgeItems;
+    GraphOverviewItem* m_overview = nullptr;
+    bool m_overviewShown = false;  // zoomed out past kPlainEdgeLevel: the overview stands in for the items
+    QHash<QString, int> m_nodeIndex;
+    int m_castCount = 0;
+    QString m_selected;
+    QString m_searchText;
+    QList<int> m_matches;  // node indices in scene order
+    int m_currentMatch = -1;
+    QPoint m_pressPos;
+    bool m_leftPressed = false;
+    int m_quietMoves = 0;  // > 0 while the viewport moves for centreOn() or mid-zoom: no viewportMoved
+};

@@ -1,0 +1,62 @@
+#pragma once
+// The node inspector (DESIGN.md section 6): one node of the original or the converted graph — its
+// name, operator, the precision the conversion decided and why, its attributes, and its inputs and
+// outputs with the dtypes they carry. Made for a dock about 350 px wide. Activating an input or an
+// output (double-click or Enter) asks, through nodeActivated(), for that node to be shown; the
+// main window does the selecting, so this widget never talks to the graph views.
+
+#include <QWidget>
+
+#include <memory>
+
+#include "amp/conversion_report.h"
+#include "graph/graph.h"
+
+class QGroupBox;
+class QLabel;
+class QLineEdit;
+class QStackedWidget;
+class QTreeWidget;
+
+class NodeInspector : public QWidget {
+    Q_OBJECT
+public:
+    explicit NodeInspector(QWidget* parent = nullptr);
+    ~NodeInspector() override;
+
+    // graph: the graph the node belongs to (before or after conversion); report: the conversion's
+    // report (may be null); nodeIndex: index into graph->nodes, or -1 (or any index out of range) to clear.
+    void showNode(std::shared_ptr<const ampstudio::Graph> graph,
+                  std::shared_ptr<const ampstudio::ConversionReport> report, int nodeIndex);
+    void clear();
+    // The shown node's name; empty when cleared.
+    QString nodeName() const;
+
+signals:
+    // The user activated an input or an output: show that node.
+    void nodeActivated(const QString& name);
+
+private:
+    struct Lookup;  // name -> decision / cast indexes of the report, consumers of the graph
+
+    void showPrecision(ampstudio::NodeId id);
+    void fillAttributes(const ampstudio::Node& node);
+    void fillInputs(const ampstudio::Node& node);
+    void fillOutputs(ampstudio::NodeId id);
+
+    std::unique_ptr<Lookup> m_lookup;
+    QString m_nodeName;
+
+    QStackedWidget* m_stack;
+    QLineEdit* m_name;
+    QLabel* m_operator;
+    QLabel* m_precision;
+    QLabel* m_rule;
+    QLabel* m_reason;
+    QGroupBox* m_attributesBox;
+    QTreeWidget* m_attributes;
+    QGroupBox* m_inputsBox;
+    QTreeWidget* m_inputs;
+    QGroupBox* m_outputsBox;
+    QTreeWidget* m_outputs;
+};

@@ -1,0 +1,94 @@
+#include "workspace_snapshot.h"
+
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "amp/amp_lists.h"
+#include "layout/layout_input_from_graph.h"
+
+using namespace ampstudio;
+
+void fillParamBytes(const NDArrayList& params, const ConversionResult& result, ConversionReport& report) {
+    report.paramsKnown = true;
+    report.paramBytesBefore = params.payloadBytes();
+    report.paramBytesAfter = report.paramBytesBefore;
+    if (!isLowPrecisionFloat(result.report.targetDtype)) {
+        return;
+    }
+    for (const std::string& name : result.storedInTargetDtype) {
+        const int index = params.find(name);
+        if (index >= 0 && params.arrays[static_cast<std::size_t>(index)].dtype == DType::F32) {
+            report.paramBytesAfter -= params.arrays[static_cast<std::size_t>(index)].data.size() / 2;
+        }
+    }
+}
+
+WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled) {
+    WorkspaceSnapshot snapshot;
+    snapshot.source = input.source;
+    const Graph& source = *input.source;
+
+    QElapsedTimer timer;
+    timer.start();
+    try {
+        auto result = std::make_shared<ConversionResult>(convertGraph(source, input.options));
+        if (input.params) {
+            fillParamBytes(*input.params, *result, result->report);
+        }
+        snapshot.conversion = std::move(result);
+    } catch (const ConversionError& e) {
+        snapshot.error = QString::fromStdString(e.what());
+    } catch (const AmpListsError& e) {
+        snapshot.error = QString::fromStdString(e.what());
+    }
+    snapshot.convertMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    timer.restart();
+
+    LayoutOptions options;
+    options.cancelled = cancelled;
+    const auto sizeOf = [&](const Node& node) { return drawnNodeSize(node, input.metrics); };
+    const LayoutInput beforeInput = layoutInputFromGraph(source, sizeOf);
+    const ConversionReport* report = snapshot.conversion ? &snapshot.conversion->report : nullptr;
+    if (!snapshot.conversion) {
+        const GraphLayout beforeLayout = layoutGraph(beforeInput, options);
+        if (beforeLayout.cancelled) {
+            return snapshot;
+        }
+        snapshot.before = makeGraphDrawing(source, beforeInput, beforeLayout, nullptr, input.options.excludedSymNames, false);
+        snapshot.layoutMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+        return snapshot;
+    }
+
+    const Graph& converted = snapshot.conversion->graph;
+    const LayoutInput afterInput = layoutInputFromGraph(converted, sizeOf);
+    const GraphLayout afterLayout = layoutGraph(afterInput, options);
+    if (afterLayout.cancelled) {
+        return snapshot;
+    }
+    // Every original node the conversion kept is in the converted graph under its own name; the
+    // unreachable ones MXNet drops are laid out around the others.
+    std::unordered_map<std::string_view, int64_t> convertedIndex;
+    convertedIndex.reserve(converted.size());
+    for (std::size_t i = 0; i < converted.size(); ++i) {
+        convertedIndex.emplace(converted.nodes[i].name, static_cast<int64_t>(i));
+    }
+    std::vector<int64_t> referenceNodeOf(source.size(), -1);
+    for (std::size_t i = 0; i < source.size(); ++i) {
+        if (const auto it = convertedIndex.find(source.nodes[i].name); it != convertedIndex.end()) {
+            referenceNodeOf[i] = it->second;
+        }
+    }
+    const GraphLayout beforeLayout = layoutLike(beforeInput, afterLayout, referenceNodeOf, options);
+    if (beforeLayout.cancelled) {
+        return snapshot;
+    }
+    snapshot.after =
+        makeGraphDrawing(converted, afterInput, afterLayout, report, input.options.excludedSymNames, true, &source);
+    snapshot.before = makeGraphDrawing(source, beforeInput, beforeLayout, report, input.options.excludedSymNames, false);
+    // One frame for both, so that fit-to-view and scrolling show the same region in each.
+    snapshot.before.bounds = snapshot.after.bounds = snapshot.before.bounds.united(snapshot.after.bounds);
+    snapshot.layoutMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    return snapshot;
+}

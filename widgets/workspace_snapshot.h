@@ -1,0 +1,43 @@
+#pragma once
+// One consistent state of the conversion workspace, computed off the GUI thread in one job: the
+// conversion of the source graph with the user's options, the layouts of both graphs and the
+// drawings of both views. The converted graph is laid out first and the original like it (its nodes
+// are the converted graph's minus the casts), so shared nodes sit at the same place in both views. The GUI swaps the whole snapshot in at once, so the views, the counts and the
+// inspector never disagree.
+
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+#include "amp/conversion.h"
+#include "formats/ndarray_list.h"
+#include "graph_drawing.h"
+#include "graph_drawing_builder.h"
+#include "layout/graph_layout.h"
+
+struct WorkspaceInput {
+    std::shared_ptr<const ampstudio::Graph> source;
+    std::shared_ptr<const ampstudio::NDArrayList> params;  // may be null
+    ampstudio::ConversionOptions options;
+    NodeTextMetrics metrics;
+};
+
+struct WorkspaceSnapshot {
+    std::shared_ptr<const ampstudio::Graph> source;
+    // Null when the conversion failed; `error` says why and the drawings show the original only.
+    std::shared_ptr<const ampstudio::ConversionResult> conversion;
+    QString error;
+    GraphDrawing before;
+    GraphDrawing after;
+    double convertMs = 0;
+    double layoutMs = 0;  // both layouts and drawings
+};
+
+// Parameter bytes before and after cast_optional_params, without copying the arrays: the report's
+// paramBytesBefore/After as applyParamCasting() would set them.
+void fillParamBytes(const ampstudio::NDArrayList& params, const ampstudio::ConversionResult& result,
+                    ampstudio::ConversionReport& report);
+
+// Returns a snapshot with empty drawings once `cancelled` says the job is stale.
+WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled);
