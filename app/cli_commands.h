@@ -12,8 +12,9 @@ namespace ampstudio::cli {
 enum ExitStatus : int { kSuccess = 0, kUsageError = 1, kBadInput = 2 };
 
 struct ConvertArgs {
-    std::filesystem::path symbol;
+    std::filesystem::path symbol;  // or a .params file, whose symbol is found beside it
     std::optional<std::filesystem::path> params;
+    bool noParams = false;  // do not look for PREFIX-NNNN.params beside the symbol
     std::string outputPrefix;
     std::optional<std::string> targetDtype;  // from the lists file (or float16) when not given
     std::string mode = "typed";
@@ -28,8 +29,14 @@ struct ConvertArgs {
 struct InspectArgs {
     std::filesystem::path symbol;
     std::optional<std::filesystem::path> params;
+    bool noParams = false;
     bool json = false;
 };
+
+// As the GUI's drag-and-drop: a .params file given as the model stands for its checkpoint, and
+// without --params (or --no-params) the newest PREFIX-NNNN.params beside the symbol is used, with
+// a note on stderr saying so.
+void resolveCheckpoint(std::filesystem::path& symbol, std::optional<std::filesystem::path>& params, bool noParams);
 
 int runConvert(const ConvertArgs& args);
 int runInspect(const InspectArgs& args);

@@ -5,7 +5,7 @@
 
 #include "amp/amp_lists.h"
 #include "amp/conversion.h"
-#include "amp/param_casting.h"
+#include "amp/converted_model.h"
 #include "cli_commands.h"
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
@@ -80,8 +80,9 @@ int runConvert(const ConvertArgs& args) {
         std::vector<std::filesystem::path> inputs{args.symbol};
         if (args.params) inputs.push_back(*args.params);
         if (args.listsFile) inputs.push_back(*args.listsFile);
-        const std::filesystem::path symbolOut = args.outputPrefix + "-symbol.json";
-        const std::filesystem::path paramsOut = args.outputPrefix + "-0000.params";
+        const ConvertedModelFiles outputs = convertedModelFiles(args.outputPrefix, true);
+        const std::filesystem::path& symbolOut = outputs.symbol;
+        const std::filesystem::path& paramsOut = *outputs.params;
         refuseToOverwrite(symbolOut, inputs);
         if (args.params) refuseToOverwrite(paramsOut, inputs);
         if (args.report) refuseToOverwrite(*args.report, inputs);
@@ -104,11 +105,8 @@ int runConvert(const ConvertArgs& args) {
         options.castOptionalParams = args.castOptionalParams;
 
         ConversionResult result = convertGraph(graph, options);
-        if (params) {
-            applyParamCasting(*params, result.storedInTargetDtype, options.lists.targetDtype, result.report);
-            writeNDArrayListFile(paramsOut, *params);
-        }
-        writeSymbolJsonFile(symbolOut, result.graph);
+        saveConvertedModel(args.outputPrefix, result, options.lists.targetDtype, params ? &*params : nullptr, inputs,
+                           &result.report);
         if (args.report) {
             writeFileAtomically(*args.report, result.report.toJson());
         }

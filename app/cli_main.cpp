@@ -3,8 +3,22 @@
 #include <iostream>
 
 #include "cli_commands.h"
+#include "formats/checkpoint_files.h"
 
 using namespace ampstudio::cli;
+
+void ampstudio::cli::resolveCheckpoint(std::filesystem::path& symbol, std::optional<std::filesystem::path>& params,
+                                       bool noParams) {
+    if (params) {
+        return;
+    }
+    const ampstudio::CheckpointFiles files = ampstudio::findCheckpointFiles(symbol);
+    symbol = files.symbol;
+    if (files.params && !noParams) {
+        params = files.params;
+        std::cerr << "ampstudio-cli: note: using the parameters in " << params->string() << " (--no-params to ignore)\n";
+    }
+}
 
 int main(int argc, char** argv) {
     CLI::App app{"AMP Studio command line: convert MXNet models to mixed precision", "ampstudio-cli"};
@@ -13,8 +27,9 @@ int main(int argc, char** argv) {
 
     ConvertArgs convert;
     CLI::App* convertCmd = app.add_subcommand("convert", "Insert amp_cast/amp_multicast nodes as MXNet's AMP pass does");
-    convertCmd->add_option("symbol", convert.symbol, "MXNet symbol file (*-symbol.json)")->required();
-    convertCmd->add_option("--params", convert.params, "MXNet parameter file (*.params)");
+    convertCmd->add_option("symbol", convert.symbol, "MXNet symbol file (*-symbol.json), or its *-NNNN.params")->required();
+    convertCmd->add_option("--params", convert.params, "MXNet parameter file (default: the newest PREFIX-NNNN.params beside the symbol)");
+    convertCmd->add_flag("--no-params", convert.noParams, "Ignore parameter files beside the symbol");
     convertCmd->add_option("--output", convert.outputPrefix, "Writes PREFIX-symbol.json (and PREFIX-0000.params)")
         ->required();
     convertCmd->add_option("--target-dtype", convert.targetDtype, "float16 or bfloat16 (default: the lists', else float16)")
@@ -35,8 +50,9 @@ int main(int argc, char** argv) {
 
     InspectArgs inspect;
     CLI::App* inspectCmd = app.add_subcommand("inspect", "Print a model's nodes, operators, inputs, outputs, parameters");
-    inspectCmd->add_option("symbol", inspect.symbol, "MXNet symbol file (*-symbol.json)")->required();
-    inspectCmd->add_option("--params", inspect.params, "MXNet parameter file (*.params)");
+    inspectCmd->add_option("symbol", inspect.symbol, "MXNet symbol file (*-symbol.json), or its *-NNNN.params")->required();
+    inspectCmd->add_option("--params", inspect.params, "MXNet parameter file (default: the newest PREFIX-NNNN.params beside the symbol)");
+    inspectCmd->add_flag("--no-params", inspect.noParams, "Ignore parameter files beside the symbol");
     inspectCmd->add_flag("--json", inspect.json, "Machine-readable output");
 
     try {
@@ -55,7 +71,9 @@ int main(int argc, char** argv) {
         return kUsageError;
     }
     if (convertCmd->parsed()) {
+        resolveCheckpoint(convert.symbol, convert.params, convert.noParams);
         return runConvert(convert);
     }
+    resolveCheckpoint(inspect.symbol, inspect.params, inspect.noParams);
     return runInspect(inspect);
 }

@@ -119,6 +119,35 @@ private slots:
         QCOMPARE(report["param_bytes_after"].toInteger(), before / 2);
     }
 
+    // As a drop on the window: the parameters beside the symbol are found, a .params stands for its
+    // checkpoint, and --no-params keeps them out.
+    void findsTheCheckpointsParameters() {
+        QTemporaryDir dir;
+        const QString symbol = dir.filePath("cnn-symbol.json");
+        const QString params = dir.filePath("cnn-0003.params");
+        QVERIFY(QFile::copy(AMS_SOURCE_DIR "/resources/examples/small-cnn-symbol.json", symbol));
+        QVERIFY(QFile::copy(AMS_SOURCE_DIR "/resources/examples/small-cnn-0000.params", params));
+        Run r = cli({"convert", symbol, "--output", dir.filePath("a"), "--cast-optional-params"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("using the parameters in") && r.err.contains("cnn-0003.params"), qPrintable(r.err));
+        QVERIFY(QFileInfo(dir.filePath("a-0000.params")).size() < QFileInfo(params).size() * 3 / 4);
+
+        r = cli({"convert", params, "--output", dir.filePath("b")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(QFileInfo::exists(dir.filePath("b-symbol.json")));
+        QVERIFY(QFileInfo::exists(dir.filePath("b-0000.params")));
+
+        r = cli({"convert", symbol, "--output", dir.filePath("c"), "--no-params"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(!r.err.contains("using the parameters"));
+        QVERIFY(QFileInfo::exists(dir.filePath("c-symbol.json")));
+        QVERIFY(!QFileInfo::exists(dir.filePath("c-0000.params")));
+
+        r = cli({"inspect", symbol, "--json"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("cnn-0003.params"), qPrintable(r.out));
+    }
+
     void exitStatuses_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("status");
