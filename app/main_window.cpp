@@ -38,6 +38,8 @@ using namespace ampstudio;
 namespace {
 
 constexpr int kMaxRecentFiles = 8;
+// Below this zoom the views draw the overview (no shapes, no text).
+constexpr double kLegibleZoom = 0.25;
 
 QString byteSize(uint64_t bytes) { return QLocale().formattedDataSize(static_cast<qint64>(bytes)); }
 
@@ -430,8 +432,7 @@ void MainWindow::showSnapshot() {
     Q_UNUSED(options);
     m_countsLabel->setText(countsText());
     if (firstOfDocument) {
-        m_afterView->fitToView();
-        m_beforeView->fitToView();
+        showStartOfGraph();
     }
     if (!m_selectedName.isEmpty()) {
         m_syncing = true;
@@ -440,6 +441,38 @@ void MainWindow::showSnapshot() {
         m_syncing = false;
     }
     updateInspector();
+}
+
+// The whole graph when it fits legibly; a deep network (thousands of layers) fitted whole is a
+// hairline, so it opens at the top instead, as wide as the view allows but never below the zoom at
+// which node shapes are still drawn.
+void MainWindow::showStartOfGraph() {
+    const QRectF bounds = m_afterView->drawing().bounds;
+    const QSizeF viewport = m_afterView->viewport()->size();
+    if (bounds.isEmpty() || viewport.isEmpty()) {
+        m_afterView->fitToView();
+        return;
+    }
+    const double fitWhole = std::min(viewport.width() / bounds.width(), viewport.height() / bounds.height());
+    if (fitWhole >= kLegibleZoom) {
+        m_afterView->fitToView();
+        return;
+    }
+    const double zoom = std::clamp(viewport.width() / bounds.width(), kLegibleZoom, 1.0);
+    m_afterView->setZoom(zoom);
+    // Centred on the nodes of the first screenful, top aligned.
+    const double visibleHeight = viewport.height() / zoom;
+    double left = bounds.right();
+    double right = bounds.left();
+    for (const DrawnNode& node : m_afterView->drawing().nodes) {
+        if (node.centre.y() < bounds.top() + visibleHeight) {
+            left = std::min(left, node.centre.x());
+            right = std::max(right, node.centre.x());
+        }
+    }
+    const QPointF centre(left <= right ? (left + right) / 2 : bounds.center().x(), bounds.top() + visibleHeight / 2);
+    m_afterView->centreOn(centre);
+    m_beforeView->centreOn(centre);
 }
 
 QString MainWindow::countsText() const {

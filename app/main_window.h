@@ -59,6 +59,7 @@ private:
 
     void showDocument();
     void showSnapshot();
+    void showStartOfGraph();
     void showBusy(bool busy);
     void updateInspector();
     void selectInBoth(const QString& name, GraphView* from);

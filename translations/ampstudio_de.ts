@@ -205,6 +205,21 @@
     </message>
 </context>
 <context>
+    <name>GraphDrawing</name>
+    <message>
+        <source>parameter</source>
+        <translation>Parameter</translation>
+    </message>
+    <message>
+        <source>auxiliary state</source>
+        <translation>Hilfszustand</translation>
+    </message>
+    <message>
+        <source>input</source>
+        <translation>Eingabe</translation>
+    </message>
+</context>
+<context>
     <name>GraphLegend</name>
     <message>
         <source>Excluded</source>
@@ -309,16 +324,13 @@
         <source>AMP Studio graph</source>
         <translation>AMP-Studio-Graph</translation>
     </message>
-    <message numerus="yes">
-        <source>%n node(s)</source>
-        <translation>
-            <numerusform>%n Knoten</numerusform>
-            <numerusform>%n Knoten</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Cannot write %1: the SVG generator did not start.</source>
         <translation>%1 kann nicht geschrieben werden: Der SVG-Generator ließ sich nicht starten.</translation>
+    </message>
+    <message>
+        <source>Nodes: %1, edges: %2</source>
+        <translation>Knoten: %1, Kanten: %2</translation>
     </message>
 </context>
 <context>
@@ -900,33 +912,6 @@ Doppelklicken, um ihn anzuzeigen</translation>
     <message>
         <source>Outputs (%1)</source>
         <translation>Ausgänge (%1)</translation>
-    </message>
-</context>
-<context>
-    <name>NodeTableModel</name>
-    <message>
-        <source>variable</source>
-        <translation>Variable</translation>
-    </message>
-    <message>
-        <source>#</source>
-        <translation>#</translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation>Name</translation>
-    </message>
-    <message>
-        <source>Operator</source>
-        <translation>Operator</translation>
-    </message>
-    <message>
-        <source>Inputs</source>
-        <translation>Eingänge</translation>
-    </message>
-    <message>
-        <source>Outputs</source>
-        <translation>Ausgänge</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,7 @@
 #include "graph_drawing_builder.h"
 
+#include <QCoreApplication>
+
 #include <algorithm>
 #include <string_view>
 #include <unordered_map>
@@ -30,6 +32,16 @@ NodeStyle styleOf(NodePrecision precision) {
         case NodePrecision::Unchanged: return NodeStyle::Unchanged;
     }
     return NodeStyle::Unchanged;
+}
+
+// The variable's role as its node title, translated (QCoreApplication::translate is thread-safe).
+QString roleTitle(VariableRole role) {
+    switch (role) {
+        case VariableRole::Parameter: return QCoreApplication::translate("GraphDrawing", "parameter");
+        case VariableRole::AuxiliaryState: return QCoreApplication::translate("GraphDrawing", "auxiliary state");
+        case VariableRole::Input: break;
+    }
+    return QCoreApplication::translate("GraphDrawing", "input");
 }
 
 bool isCastOp(std::string_view op) { return op == "amp_cast" || op == "amp_multicast"; }
@@ -88,7 +100,7 @@ GraphDrawing makeGraphDrawing(const Graph& graph, const LayoutInput& input, cons
         drawn.op = fromStd(node.op);
         if (node.isVariable()) {
             const auto role = roleOf.find(node.name);
-            drawn.title = fromStd(variableRoleName(role != roleOf.end() ? role->second : VariableRole::Input));
+            drawn.title = roleTitle(role != roleOf.end() ? role->second : VariableRole::Input);
         } else {
             drawn.title = drawn.op;
         }

@@ -391,6 +391,8 @@ NodeInspector::NodeInspector(QWidget* parent) : QWidget(parent), m_lookup(std::m
     placeholder->setAlignment(Qt::AlignCenter);
     placeholder->setWordWrap(true);
     placeholder->setEnabled(false);  // greyed: it is a hint, not content
+    // Wraps to whatever width the dock has instead of asking for its one-line width.
+    placeholder->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_stack->addWidget(placeholder);
 
     auto* scroll = new QScrollArea;
