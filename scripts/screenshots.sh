@@ -19,4 +19,8 @@ trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
 "$app" --size 1500x900 --zoom 0.8 --select fire3_squeeze1x1 --screenshot "$out/squeezenet.png" \
     "$testdata/squeezenet_v1.1-symbol.json"
 "$app" --size 1500x900 --screenshot "$out/squeezenet-overview.png" "$testdata/squeezenet_v1.1-symbol.json"
+# The dark theme, as Edit → Preferences sets it.
+mkdir -p "$XDG_CONFIG_HOME/AMP Studio"
+printf '[preferences]\ntheme=dark\n' > "$XDG_CONFIG_HOME/AMP Studio/AMP Studio.conf"
+"$app" --size 1500x900 --zoom 1 --select fc2 --screenshot "$out/mlp-dark.png"
 echo "wrote $(ls "$out"/*.png | tr '\n' ' ')"
