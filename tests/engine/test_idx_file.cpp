@@ -151,7 +151,7 @@ private slots:
         QTest::addColumn<QString>("reason");
         auto raw = [](const std::string& s) { return QByteArray(s.data(), qsizetype(s.size())); };
         QTest::newRow("empty") << QByteArray() << false << "file ends in the magic number";
-        QTest::newRow("wrong magic") << QByteArray("PK\x03\x04 zip file", 15) << false << "not an IDX file";
+        QTest::newRow("wrong magic") << QByteArray("PK\x03\x04 zip file", 13) << false << "not an IDX file";
         QTest::newRow("magic of little-endian writer")
             << QByteArray("\x03\x08\x00\x00", 4) << false << "magic number 0x03080000";
         QTest::newRow("unknown type") << raw(Idx(0x07, {1}).u8({0}).bytes()) << false << "not an IDX file";
