@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 
@@ -99,10 +100,10 @@ QLabel* makeValueLabel(const QString& objectName) {
     return label;
 }
 
-QString listOfNames(const std::vector<std::string>& names) {
+QString listOfNames(std::span<const std::string_view> names) {
     QStringList shown;
     for (std::size_t i = 0; i < names.size() && i < kMaxListedNames; ++i) {
-        shown << QString::fromStdString(names[i]);
+        shown << qs(names[i]);
     }
     if (names.size() > kMaxListedNames) {
         shown << NodeInspector::tr("%n more", nullptr, static_cast<int>(names.size() - kMaxListedNames));
@@ -111,9 +112,9 @@ QString listOfNames(const std::vector<std::string>& names) {
 }
 
 QString sourceText(const SourceOutput& source) {
-    return source.output == 0 ? QString::fromStdString(source.node)
+    return source.output == 0 ? qs(source.node)
                               : NodeInspector::tr("%1 (output %2)")
-                                    .arg(QString::fromStdString(source.node), QString::number(source.output));
+                                    .arg(qs(source.node), QString::number(source.output));
 }
 
 // The graph with every read of an amp_cast / amp_multicast output redirected to what it casts, so
@@ -211,7 +212,7 @@ struct NodeInspector::Lookup {
         if (begin == end) {
             return nullptr;
         }
-        const SourceOutput wanted{std::string(source), output};
+        const SourceOutput wanted{source, output};
         for (auto it = begin; it != end; ++it) {
             const CastRecord& c = *it->second;
             const bool readsIt = c.multicastSources.empty()
@@ -241,8 +242,8 @@ struct NodeInspector::Lookup {
         }
         if (const CastRecord* c = castInto(source.name, output, consumer)) {
             const QString dtype =
-                c->op == "amp_multicast" ? NodeInspector::tr("widest") : QString::fromStdString(c->dtype);
-            return {dtype, QString::fromStdString(c->name)};
+                c->op == "amp_multicast" ? NodeInspector::tr("widest") : qs(c->dtype);
+            return {dtype, qs(c->name)};
         }
         // A decision's dtype is that of output 0; other outputs (BatchNorm's mean, var) may differ.
         const NodeDecision* d = decision(source.name);
@@ -299,8 +300,8 @@ QString ruleText(const NodeDecision& d) {
 
 // The engine's NodeDecision::reason(), in sentences that can be translated.
 QString reasonText(const NodeDecision& d, const QString& role) {
-    const QString op = QString::fromStdString(d.op);
-    const QString detail = QString::fromStdString(d.detail);
+    const QString op = qs(d.op);
+    const QString detail = qs(d.detail);
     switch (d.rule) {
         case DecisionRule::Variable:
             if (isLowPrecisionFloat(d.dtype)) {
@@ -349,7 +350,7 @@ QString castReason(const CastRecord& c) {
                    "for %2.")
             .arg(QLocale().createSeparatedList(sources), listOfNames(c.consumers));
     }
-    const QString dtype = QString::fromStdString(c.dtype);
+    const QString dtype = qs(c.dtype);
     if (c.consumers.empty() && c.feedsGraphOutput) {
         return NodeInspector::tr("Inserted by the conversion: casts %1 to %2 for the graph output.")
             .arg(sourceText(c.source), dtype);
@@ -516,7 +517,7 @@ void NodeInspector::showPrecision(NodeId id) {
     const ConversionReport* report = m_lookup->report.get();
     if (const CastRecord* cast = m_lookup->castRecord(node)) {
         m_precision->setText(cast->op == "amp_multicast" ? tr("widest of its inputs, at run time")
-                                                         : QString::fromStdString(cast->dtype));
+                                                         : qs(cast->dtype));
         m_rule->setText(tr("inserted by the conversion"));
         m_reason->setText(breakable(castReason(*cast)));
         return;

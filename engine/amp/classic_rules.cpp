@@ -48,7 +48,7 @@ void ConversionPass::classicNode(NodeId id) {
         d.precision = NodePrecision::Float32;
         d.rule = DecisionRule::ConditionalFp32;
         d.dtype = DType::F32;
-        d.detail = conditional->param + "=" + *n.attr(conditional->param);
+        d.detail = conditionalDetail(*conditional, n);
         classicCastAll(id, DType::F32, m_fp32Map);
     } else {
         // Rule 5: copied, inputs unchanged (excluded nodes too).

@@ -1,6 +1,8 @@
 #include "amp/conversion.h"
 
 #include <optional>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 
 #include "amp/conversion_pass.h"
@@ -100,8 +102,11 @@ ConversionResult convertGraph(const Graph& source, const ConversionOptions& opti
     }
     report.storedInTargetDtype.assign(result.storedInTargetDtype.begin(), result.storedInTargetDtype.end());
     if (!result.storedInTargetDtype.empty()) {
+        // By name: variables of the same name share their entry in the .params file.
+        const std::unordered_set<std::string_view> stored(result.storedInTargetDtype.begin(),
+                                                          result.storedInTargetDtype.end());
         for (NodeDecision& d : report.nodes) {
-            if (d.op.empty() && result.storedInTargetDtype.count(d.name) != 0) {
+            if (d.op.empty() && stored.count(d.name) != 0) {
                 d.dtype = options.lists.targetDtype;
             }
         }

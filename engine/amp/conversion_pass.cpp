@@ -20,6 +20,7 @@ ConversionPass::ConversionPass(const PassInput& input, const std::set<std::strin
       m_registry(OpRegistry::instance()),
       m_paramsAsData(paramsAsData),
       m_trackParams(input.options.mode == ConversionMode::Typed && input.options.castOptionalParams),
+      m_storage(std::make_shared<ReportStorage>()),
       m_mirror(input.source.size(), 0),
       m_fp32Map(input.rowPtr),
       m_targetMap(input.rowPtr) {
@@ -34,16 +35,19 @@ ConversionPass::ConversionPass(const PassInput& input, const std::set<std::strin
     }
     m_report.mode = m_in.options.mode;
     m_report.targetDtype = m_in.target;
+    m_report.storage = m_storage;
 }
 
 void ConversionPass::run() {
     const Graph& source = m_in.source;
-    m_report.nodes.resize(source.size());
+    // Each decision is written once, while its source node is in cache (resizing first would
+    // write the whole array twice: a second sweep over memory that large graphs do not cache).
+    m_report.nodes.reserve(source.size());
     for (NodeId id = 0; id < source.size(); ++id) {
         const Node& n = source.nodes[id];
-        NodeDecision& d = m_report.nodes[id];
-        d.name = n.name;
-        d.op = n.op;
+        NodeDecision& d = m_report.nodes.emplace_back();
+        d.name = m_storage->keep(n.name);
+        d.op = keepOnce(n.op);
         if (!m_in.reachable[id]) {
             // MXNet visits only what the outputs reach (DFSVisit from the heads); so does this pass.
             d.rule = DecisionRule::Unreachable;
@@ -53,6 +57,14 @@ void ConversionPass::run() {
             classicNode(id);
         } else {
             typedNode(id);
+        }
+        m_hasControlDeps = m_hasControlDeps || !n.controlDeps.empty();
+        // Counted here, while the decision is in cache. Casts already in the graph do not count.
+        if (!n.isVariable() && n.op != kAmpCast && n.op != kAmpMulticast) {
+            ++m_report.computeNodes;
+            if (d.dtype == m_in.target) {
+                ++m_report.computeNodesInTarget;
+            }
         }
     }
     if (m_in.options.mode == ConversionMode::Classic) {
@@ -126,6 +138,24 @@ void ConversionPass::appendCastName(const NodeEntry& e, std::string_view tail, s
     out.append(tail);
 }
 
+std::string_view ConversionPass::keepOnce(std::string_view text) {
+    if (text.empty()) {
+        return {};  // a variable's op: half the nodes of most graphs
+    }
+    const auto it = m_keptOnce.find(text);
+    if (it != m_keptOnce.end()) {
+        return it->second;
+    }
+    const std::string_view kept = m_storage->keep(text);
+    m_keptOnce.emplace(kept, kept);
+    return kept;
+}
+
+std::string_view ConversionPass::conditionalDetail(const ConditionalFp32Op& entry, const Node& n) {
+    m_scratch.assign(entry.param).append(1, '=').append(*n.attr(entry.param));
+    return keepOnce(m_scratch);
+}
+
 void ConversionPass::recordOutputs(NodeId id, NodeId copy, EntryMap& map) {
     const uint32_t outputs = sourceNode(id).numOutputs;
     for (uint32_t i = 0; i < outputs; ++i) {
@@ -165,34 +195,53 @@ void ConversionPass::typedHeads() {
     }
 }
 
-Graph ConversionPass::materialize() {
-    // Edges for the DFS: inputs, then control dependencies (a copy's, mapped to plan ids).
+std::vector<NodeId> ConversionPass::finalOrder() const {
+    // Edges for the DFS: inputs, then control dependencies (a copy's, mapped to plan ids). Without
+    // control dependencies (most graphs) they are the planned inputs, and the source is not read.
     const std::size_t count = m_plan.size();
-    std::vector<uint32_t> edgeBegin(count + 1, 0);
+    std::vector<uint32_t> edgeBegin;
     std::vector<NodeId> edges;
     edges.reserve(m_planInputs.size());
-    for (NodeId p = 0; p < count; ++p) {
-        for (uint32_t i = m_inputBegin[p]; i < m_inputBegin[p + 1]; ++i) {
-            edges.push_back(m_planInputs[i].node);
-        }
-        if (m_plan[p].kind == PlannedKind::Copy) {
-            for (NodeId dep : sourceNode(m_plan[p].source).controlDeps) {
-                edges.push_back(m_mirror[dep]);
+    if (m_hasControlDeps) {
+        edgeBegin.assign(count + 1, 0);
+        for (NodeId p = 0; p < count; ++p) {
+            for (uint32_t i = m_inputBegin[p]; i < m_inputBegin[p + 1]; ++i) {
+                edges.push_back(m_planInputs[i].node);
             }
+            if (m_plan[p].kind == PlannedKind::Copy) {
+                for (NodeId dep : sourceNode(m_plan[p].source).controlDeps) {
+                    edges.push_back(m_mirror[dep]);
+                }
+            }
+            edgeBegin[p + 1] = static_cast<uint32_t>(edges.size());
         }
-        edgeBegin[p + 1] = static_cast<uint32_t>(edges.size());
+    } else {
+        for (const NodeEntry& e : m_planInputs) {
+            edges.push_back(e.node);
+        }
     }
     std::vector<NodeId> heads;
     heads.reserve(m_heads.size());
     for (const NodeEntry& h : m_heads) {
         heads.push_back(h.node);
     }
-    const std::vector<NodeId> order = nnvmPostOrder(edgeBegin, edges, heads);
+    std::vector<NodeId> order = nnvmPostOrder(m_hasControlDeps ? edgeBegin : m_inputBegin, edges, heads);
     if (order.size() != count) {
         // Every planned node is read by a reachable node or is one: nothing may be dropped.
         throw ConversionError("internal error: " + std::to_string(count - order.size()) +
                               " converted nodes are not reachable from the outputs");
     }
+    return order;
+}
+
+Graph ConversionPass::materialize() {
+    // The entry maps, and the DFS's edges (in finalOrder()), are freed before the converted graph is
+    // built, so that its names and inputs reuse that memory rather than fresh pages (a 1M-node graph:
+    // ~10k fewer page faults).
+    m_fp32Map.release();
+    m_targetMap.release();
+    const std::vector<NodeId> order = finalOrder();
+    const std::size_t count = m_plan.size();
     std::vector<NodeId> finalId(count);
     for (NodeId position = 0; position < count; ++position) {
         finalId[order[position]] = position;
@@ -207,41 +256,64 @@ Graph ConversionPass::materialize() {
     }
     m_report.casts.resize(m_castPlanIds.size());
     // Consumers are counted first (plan ids: a reader is counted once per cast, whatever its
-    // position), so that every consumers vector is allocated once at its final size.
+    // position), so that all of them fit in one array, each cast's consumers a span of it.
+    // consumerNext[rank]: where the cast's next consumer goes.
     std::vector<NodeId> lastReader(m_castPlanIds.size(), ~NodeId{0});
+    std::vector<uint32_t> consumerNext(m_castPlanIds.size(), 0);
     {
-        std::vector<uint32_t> consumerCount(m_castPlanIds.size(), 0);
         for (NodeId p = 0; p < count; ++p) {
             for (uint32_t i = m_inputBegin[p]; i < m_inputBegin[p + 1]; ++i) {
                 const int32_t rank = castRank[m_planInputs[i].node];
                 if (rank >= 0 && lastReader[rank] != p) {
                     lastReader[rank] = p;
-                    ++consumerCount[rank];
+                    ++consumerNext[rank];
                 }
             }
         }
-        for (std::size_t rank = 0; rank < consumerCount.size(); ++rank) {
-            m_report.casts[rank].consumers.reserve(consumerCount[rank]);
+        uint32_t total = 0;
+        std::size_t multicastSources = 0;
+        for (std::size_t rank = 0; rank < consumerNext.size(); ++rank) {
+            const uint32_t consumers = consumerNext[rank];
+            consumerNext[rank] = total;
+            total += consumers;
+            const PlannedNode& planned = m_plan[m_castPlanIds[rank]];
+            if (planned.kind == PlannedKind::Multicast) {
+                multicastSources += sourceNode(planned.source).inputs.size();
+            }
+        }
+        m_storage->consumers.resize(total);
+        m_storage->multicastSources.resize(multicastSources);
+        const std::string_view* consumers = m_storage->consumers.data();
+        for (std::size_t rank = 0; rank < consumerNext.size(); ++rank) {
+            const uint32_t end = rank + 1 < consumerNext.size() ? consumerNext[rank + 1] : total;
+            m_report.casts[rank].consumers = {consumers + consumerNext[rank], consumers + end};
         }
         std::fill(lastReader.begin(), lastReader.end(), ~NodeId{0});
     }
 
     Graph converted;
     converted.attrs = m_in.source.attrs;
-    converted.nodes.resize(count);
+    // Reserved, not resized: each node is constructed once, in place, and written while in cache.
+    converted.nodes.reserve(count);
     for (NodeId position = 0; position < count; ++position) {
         const NodeId p = order[position];
-        Node& node = converted.nodes[position];
+        Node& node = converted.nodes.emplace_back();
         buildNode(p, finalId, node);
+        // The report's view of the node's name: a copy keeps its source's name, a cast gets its own.
+        std::string_view name;
+        if (castRank[p] >= 0) {
+            CastRecord& record = m_report.casts[castRank[p]];
+            fillCastRecord(m_plan[p], node, record);
+            name = record.name;
+        } else {
+            name = m_report.nodes[m_plan[p].source].name;
+        }
         for (uint32_t i = m_inputBegin[p]; i < m_inputBegin[p + 1]; ++i) {
             const int32_t rank = castRank[m_planInputs[i].node];
             if (rank >= 0 && lastReader[rank] != position) {
                 lastReader[rank] = position;
-                m_report.casts[rank].consumers.push_back(node.name);
+                m_storage->consumers[consumerNext[rank]++] = name;
             }
-        }
-        if (castRank[p] >= 0) {
-            fillCastRecord(m_plan[p], node, m_report.casts[castRank[p]]);
         }
     }
     converted.heads.reserve(m_heads.size());
@@ -299,41 +371,33 @@ void ConversionPass::buildNode(NodeId planId, const std::vector<NodeId>& finalId
     }
 }
 
-void ConversionPass::fillCastRecord(const PlannedNode& planned, const Node& node, CastRecord& record) const {
-    record.name = node.name;
-    record.op = node.op;
+void ConversionPass::fillCastRecord(const PlannedNode& planned, const Node& node, CastRecord& record) {
+    // Source names are the decisions' views of them; only the cast's own name is new text.
+    record.name = m_storage->keep(node.name);
     if (planned.kind == PlannedKind::Cast) {
+        record.op = kAmpCast;
         record.dtype = dtypeName(planned.dtype);
-        record.source = {sourceNode(planned.source).name, planned.index};
+        record.source = {m_report.nodes[planned.source].name, planned.index};
     } else {
+        record.op = kAmpMulticast;
         record.dtype = "widest";
         const std::vector<NodeEntry>& inputs = sourceNode(planned.source).inputs;
-        record.multicastSources.reserve(inputs.size());
-        for (const NodeEntry& e : inputs) {
-            record.multicastSources.push_back({sourceNode(e.node).name, e.index});
+        SourceOutput* sources = m_storage->multicastSources.data() + m_multicastSourcesUsed;
+        m_multicastSourcesUsed += inputs.size();
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            sources[i] = {m_report.nodes[inputs[i].node].name, inputs[i].index};
         }
-        record.source = record.multicastSources.front();
+        record.multicastSources = {sources, inputs.size()};
+        record.source = sources[0];
     }
 }
 
 void ConversionPass::finishCounts(std::size_t convertedSize) {
+    // computeNodes and computeNodesInTarget were counted by run().
     m_report.nodesBefore = m_in.source.size();
     m_report.nodesAfter = convertedSize;
     for (NodeId p : m_castPlanIds) {
         ++(m_plan[p].kind == PlannedKind::Cast ? m_report.ampCastCount : m_report.ampMulticastCount);
-    }
-    for (NodeId id = 0; id < m_in.source.size(); ++id) {
-        if (!m_in.reachable[id]) {
-            continue;
-        }
-        const NodeDecision& d = m_report.nodes[id];
-        if (d.op.empty() || d.op == kAmpCast || d.op == kAmpMulticast) {
-            continue;
-        }
-        ++m_report.computeNodes;
-        if (d.dtype == m_in.target) {
-            ++m_report.computeNodesInTarget;
-        }
     }
 }
 

@@ -7,14 +7,18 @@
 // node once, in that order. (Building nodes first and reordering them after moved every node once
 // more, with a cache miss each: a third of the time on a 100k-node graph.)
 
+#include <memory>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "amp/conversion.h"
 #include "amp/entry_map.h"
 #include "amp/op_list_index.h"
+#include "amp/report_storage.h"
 #include "graph/graph.h"
 #include "ops/op_registry.h"
 
@@ -81,10 +85,16 @@ private:
     void appendCastName(const NodeEntry& e, std::string_view tail, std::string& out) const;
     void recordOutputs(NodeId id, NodeId copy, EntryMap& map);
     void recordOutputsByType(NodeId id, NodeId copy, const std::vector<DType>& outTypes);
+    // materialize(): the planned ids in NNVM's DFS order (the converted graph's order).
+    std::vector<NodeId> finalOrder() const;
     // materialize(): fills `n` (default-constructed) for a planned id, with inputs in final ids.
     void buildNode(NodeId planId, const std::vector<NodeId>& finalId, Node& n) const;
-    void fillCastRecord(const PlannedNode& planned, const Node& node, CastRecord& record) const;
+    void fillCastRecord(const PlannedNode& planned, const Node& node, CastRecord& record);
     void finishCounts(std::size_t convertedSize);
+    // The report's copy of a text that recurs (op names, conditional details): stored once.
+    std::string_view keepOnce(std::string_view text);
+    // The report's text for "<param>=<value>" of a conditional_fp32_ops match.
+    std::string_view conditionalDetail(const ConditionalFp32Op& entry, const Node& n);
 
     // cast_optional_params bookkeeping: a variable read as it is by a node that does not want it in
     // the target dtype (`used` is what the reader got for source entry `e`).
@@ -113,12 +123,20 @@ private:
     const std::set<std::string>& m_paramsAsData;
     const bool m_trackParams;  // typed mode with cast_optional_params
     ConversionReport m_report;
+    // What the report's views point into (m_report.storage, writable here), and the texts stored
+    // once: op names, conditional details.
+    std::shared_ptr<ReportStorage> m_storage;
+    std::unordered_map<std::string_view, std::string_view> m_keptOnce;
+    std::string m_scratch;                   // conditionalDetail()
+    std::size_t m_multicastSourcesUsed = 0;  // of m_storage->multicastSources, by fillCastRecord()
+
     std::vector<NodeId> m_mirror;  // source node -> plan id of its copy
     std::vector<PlannedNode> m_plan;
     std::vector<uint32_t> m_inputBegin;   // plan id -> first of its inputs in m_planInputs (CSR)
     std::vector<NodeEntry> m_planInputs;  // entries of plan ids
     std::vector<NodeId> m_castPlanIds;    // casts and multicasts in creation order
     std::vector<NodeEntry> m_heads;       // entries of plan ids
+    bool m_hasControlDeps = false;        // some planned copy has control dependencies
     EntryMap m_fp32Map;
     EntryMap m_targetMap;
     std::vector<NodeEntry> m_inputs;  // inputs of the node being copied

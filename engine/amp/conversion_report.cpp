@@ -37,13 +37,13 @@ std::string NodeDecision::reason() const {
             }
             return "variable";
         case DecisionRule::TargetList:
-            return op + " is in target_dtype_ops";
+            return std::string(op) + " is in target_dtype_ops";
         case DecisionRule::Fp32List:
-            return op + " is in fp32_ops";
+            return std::string(op) + " is in fp32_ops";
         case DecisionRule::WidestList:
-            return "widest-type op; " + detail;
+            return std::string("widest-type op; ").append(detail);
         case DecisionRule::ConditionalFp32:
-            return "conditional FP32: " + detail;
+            return std::string("conditional FP32: ").append(detail);
         case DecisionRule::Excluded:
             if (precision == NodePrecision::Variable) {
                 return "excluded by name; assumed float32 and never stored in the target dtype";
@@ -51,7 +51,7 @@ std::string NodeDecision::reason() const {
             return precision == NodePrecision::Float32 ? "excluded by name; runs in float32"
                                                        : "excluded by name; inputs pass through";
         case DecisionRule::NeutralList:
-            return op + " is in neutral_ops; runs in the dtype of its inputs";
+            return std::string(op) + " is in neutral_ops; runs in the dtype of its inputs";
         case DecisionRule::NoList:
             return "not in any list; inputs pass through";
         case DecisionRule::Unreachable:
@@ -108,8 +108,9 @@ std::string ConversionReport::toJson() const {
     Json nodeArray = Json::array();
     for (const NodeDecision& n : nodes) {
         Json item;
-        item["name"] = n.name;
-        item["op"] = n.op.empty() ? std::string("null") : n.op;  // as the symbol JSON spells a variable
+        item["name"] = std::string(n.name);
+        // A variable's op as the symbol JSON spells it.
+        item["op"] = n.op.empty() ? std::string("null") : std::string(n.op);
         item["precision"] = n.precisionName();
         item["dtype"] = n.dtype == DType::Unknown ? Json(nullptr) : Json(std::string(dtypeName(n.dtype)));
         item["rule"] = std::string(decisionRuleName(n.rule));
@@ -121,20 +122,24 @@ std::string ConversionReport::toJson() const {
     Json castArray = Json::array();
     for (const CastRecord& c : casts) {
         Json item;
-        item["name"] = c.name;
-        item["op"] = c.op;
-        item["dtype"] = c.dtype;
-        item["source"] = c.source.node;
+        item["name"] = std::string(c.name);
+        item["op"] = std::string(c.op);
+        item["dtype"] = std::string(c.dtype);
+        item["source"] = std::string(c.source.node);
         item["source_output"] = c.source.output;
         Json sources = Json::array();
         if (c.multicastSources.empty()) {
-            sources.push_back(Json{{"node", c.source.node}, {"output", c.source.output}});
+            sources.push_back(Json{{"node", std::string(c.source.node)}, {"output", c.source.output}});
         }
         for (const SourceOutput& s : c.multicastSources) {
-            sources.push_back(Json{{"node", s.node}, {"output", s.output}});
+            sources.push_back(Json{{"node", std::string(s.node)}, {"output", s.output}});
         }
         item["sources"] = std::move(sources);
-        item["consumers"] = c.consumers;
+        Json consumers = Json::array();
+        for (const std::string_view consumer : c.consumers) {
+            consumers.push_back(std::string(consumer));
+        }
+        item["consumers"] = std::move(consumers);
         item["graph_output"] = c.feedsGraphOutput;
         castArray.push_back(std::move(item));
     }

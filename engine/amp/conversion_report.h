@@ -2,9 +2,18 @@
 // What a conversion did and why: per original node the precision it runs in and the rule that
 // decided it, every inserted cast with the edge it sits on, counts, and parameter bytes. The GUI's
 // highlighting and the CLI's --report both read this; toJson() is the CLI's file format.
+//
+// The names in `nodes` and `casts` are views (std::string_view, std::span) into text the report
+// owns (ConversionReport::storage) or into static strings, not strings of their own: a report
+// describes every node of a graph, and a std::string per name was 40% of the allocations of a
+// 1M-node conversion. Copies of a report share the storage, so views taken from any copy stay
+// valid while one of them lives. Use .data() and .size() (or std::string(view)) to turn a view into
+// another string type.
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,8 +46,8 @@ enum class DecisionRule : uint8_t {
 };
 
 struct NodeDecision {
-    std::string name;
-    std::string op;  // empty for a variable
+    std::string_view name;
+    std::string_view op;  // empty for a variable
     NodePrecision precision = NodePrecision::Unchanged;
     DecisionRule rule = DecisionRule::NoList;
     // The dtype the node runs in (or, for a variable, is stored in) when the pass knows it; for
@@ -46,7 +55,7 @@ struct NodeDecision {
     DType dtype = DType::Unknown;
     // Rule-specific facts for reason(): "act_type=softrelu" (ConditionalFp32); for WidestList
     // "inputs float16 and float32 → float32" or "input dtypes not all known → amp_multicast".
-    std::string detail;
+    std::string_view detail;
 
     // Human-readable: "FullyConnected is in target_dtype_ops", "excluded by name; runs in float32",
     // "conditional FP32: act_type=softrelu", "not in any list; inputs pass through", "variable", ...
@@ -55,30 +64,34 @@ struct NodeDecision {
     std::string precisionName() const;
 };
 
-// An output of an original node.
+// An output of an original node. Equality compares the name's text.
 struct SourceOutput {
-    std::string node;
+    std::string_view node;
     uint32_t output = 0;
     friend bool operator==(const SourceOutput&, const SourceOutput&) = default;
 };
 
 struct CastRecord {
-    std::string name;
-    std::string op;       // "amp_cast" or "amp_multicast"
-    std::string dtype;    // "float32", "float16", "bfloat16"; "widest" for amp_multicast
-    SourceOutput source;  // what it casts (an amp_multicast: its input 0)
-    // amp_multicast only: every input, in order (output i carries input i); empty for amp_cast, so
-    // that the common case costs no allocation.
-    std::vector<SourceOutput> multicastSources;
-    std::vector<std::string> consumers;  // nodes of the converted graph that read it, in graph order
-    bool feedsGraphOutput = false;       // a trailing cast on a graph output (typed mode)
+    std::string_view name;
+    std::string_view op;     // "amp_cast" or "amp_multicast"
+    std::string_view dtype;  // "float32", "float16", "bfloat16"; "widest" for amp_multicast
+    SourceOutput source;     // what it casts (an amp_multicast: its input 0)
+    // amp_multicast only: every input, in order (output i carries input i); empty for amp_cast.
+    std::span<const SourceOutput> multicastSources;
+    std::span<const std::string_view> consumers;  // nodes of the converted graph that read it, in graph order
+    bool feedsGraphOutput = false;                // a trailing cast on a graph output (typed mode)
 };
+
+// The text and arrays the views of a report point into (defined in amp/report_storage.h).
+class ReportStorage;
 
 struct ConversionReport {
     ConversionMode mode = ConversionMode::Typed;
     DType targetDtype = DType::F16;
     std::vector<NodeDecision> nodes;  // one per original node, in original order
     std::vector<CastRecord> casts;    // in creation order
+    // Owns what the views in `nodes` and `casts` point into; shared by copies of the report.
+    std::shared_ptr<const ReportStorage> storage;
     std::size_t nodesBefore = 0;
     std::size_t nodesAfter = 0;
     std::size_t ampCastCount = 0;

@@ -46,6 +46,12 @@ public:
         m_versioned.emplace_back(source, converted);
     }
 
+    // Frees the map's memory; the map is empty afterwards.
+    void release() {
+        std::vector<NodeEntry>().swap(m_flat);
+        std::vector<std::pair<NodeEntry, NodeEntry>>().swap(m_versioned);
+    }
+
 private:
     static constexpr NodeId kAbsentNode = ~NodeId{0};
     static constexpr NodeEntry kAbsent{kAbsentNode, 0, 0};

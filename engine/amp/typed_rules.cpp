@@ -12,6 +12,19 @@ bool contains(const std::vector<uint32_t>& positions, uint32_t i) {
     return std::find(positions.begin(), positions.end(), i) != positions.end();
 }
 
+// NodeDecision::detail of a widest-type op whose input dtypes are all known (at least one input, so
+// at least one of the two is seen). Static text: the report keeps a view of it.
+std::string_view widestDetail(DType target, bool sawTarget, bool sawFloat32) {
+    const bool bf16 = target == DType::BF16;
+    if (sawTarget && sawFloat32) {
+        return bf16 ? "inputs bfloat16 and float32 → float32" : "inputs float16 and float32 → float32";
+    }
+    if (sawTarget) {
+        return bf16 ? "inputs bfloat16 → bfloat16" : "inputs float16 → float16";
+    }
+    return "inputs float32 → float32";
+}
+
 }  // namespace
 
 void ConversionPass::typedNode(NodeId id) {
@@ -202,13 +215,8 @@ void ConversionPass::typedWidest(NodeId id) {
     }
     recordOutputs(id, appendCopy(id), map);
 
-    const std::string targetName(dtypeName(m_in.target));
     d.dtype = out;
-    d.detail = std::string("inputs ") +
-               (sawTarget && sawFloat32 ? targetName + " and float32"
-                : sawTarget             ? targetName
-                                        : "float32") +
-               " → " + std::string(dtypeName(out));
+    d.detail = widestDetail(m_in.target, sawTarget, sawFloat32);
 }
 
 void ConversionPass::typedConditional(NodeId id, const ConditionalFp32Op& entry) {
@@ -222,7 +230,7 @@ void ConversionPass::typedConditional(NodeId id, const ConditionalFp32Op& entry)
     d.precision = NodePrecision::Float32;
     d.rule = DecisionRule::ConditionalFp32;
     d.dtype = DType::F32;
-    d.detail = entry.param + "=" + *n.attr(entry.param);
+    d.detail = conditionalDetail(entry, n);
 }
 
 void ConversionPass::typedPassThrough(NodeId id, const OpClass& cls) {

@@ -65,9 +65,9 @@ public:
     bool null() { return add(JsonTape::Kind::Null, 0, 0); }
     bool boolean(bool v) { return add(JsonTape::Kind::Bool, 0, v ? 1 : 0); }
     bool number_integer(json::number_integer_t v) {
-        return add(JsonTape::Kind::Int, 0, static_cast<uint64_t>(v));
+        return addNumber(JsonTape::Kind::Int, static_cast<uint64_t>(v));
     }
-    bool number_unsigned(json::number_unsigned_t v) { return add(JsonTape::Kind::Uint, 0, v); }
+    bool number_unsigned(json::number_unsigned_t v) { return addNumber(JsonTape::Kind::Uint, v); }
     bool number_float(json::number_float_t, const json::string_t& raw) {
         return addText(JsonTape::Kind::Float, raw);
     }
@@ -96,18 +96,27 @@ public:
 private:
     struct Open {
         uint32_t token;
-        uint64_t count;
+        uint32_t count;
     };
 
-    bool add(JsonTape::Kind kind, uint32_t a, uint64_t b) {
+    // Counts and offsets fit in 32 bits: parse() rejects texts of 4 GiB and more, and there are
+    // fewer tokens, and fewer string bytes, than bytes of text.
+    bool add(JsonTape::Kind kind, uint32_t a, uint32_t b) {
         if (!m_open.empty()) {
             ++m_open.back().count;
         }
-        m_tape.m_tokens.push_back({kind, a, b});
+        m_tape.m_tokens.push_back({a, b, kind});
         return true;
     }
+    bool addNumber(JsonTape::Kind kind, uint64_t value) {
+        if (value <= std::numeric_limits<uint32_t>::max()) {
+            return add(kind, 0, static_cast<uint32_t>(value));
+        }
+        m_tape.m_wideNumbers.push_back(value);
+        return add(kind, 1, static_cast<uint32_t>(m_tape.m_wideNumbers.size() - 1));
+    }
     bool addText(JsonTape::Kind kind, const std::string& text) {
-        const uint64_t offset = m_tape.m_strings.size();
+        const auto offset = static_cast<uint32_t>(m_tape.m_strings.size());
         m_tape.m_strings += text;
         return add(kind, static_cast<uint32_t>(text.size()), offset);
     }

@@ -38,11 +38,13 @@ public:
     // The token after the whole value at `at` (for a container: after all it contains).
     uint32_t next(uint32_t at) const { return m_tokens[at].kind >= Kind::Object ? m_tokens[at].a : at + 1; }
     // Members of an object or elements of an array.
-    uint32_t size(uint32_t at) const { return static_cast<uint32_t>(m_tokens[at].b); }
+    uint32_t size(uint32_t at) const { return m_tokens[at].b; }
     bool boolean(uint32_t at) const { return m_tokens[at].b != 0; }
     // Kind::Uint: a non-negative integer; Kind::Int: a negative one.
-    uint64_t unsignedValue(uint32_t at) const { return m_tokens[at].b; }
-    int64_t signedValue(uint32_t at) const { return static_cast<int64_t>(m_tokens[at].b); }
+    uint64_t unsignedValue(uint32_t at) const {
+        return m_tokens[at].a == 0 ? m_tokens[at].b : m_wideNumbers[m_tokens[at].b];
+    }
+    int64_t signedValue(uint32_t at) const { return static_cast<int64_t>(unsignedValue(at)); }
     // Kind::String (values and keys) and Kind::Float (the number's text as written).
     std::string_view text(uint32_t at) const { return {m_strings.data() + m_tokens[at].b, m_tokens[at].a}; }
 
@@ -52,12 +54,16 @@ public:
 
 private:
     friend class JsonTapeBuilder;
+    // 12 bytes: a 1M-node graph is over ten million tokens, and their pages are most of what
+    // parsing touches. Every index and offset fits in 32 bits (the text is under 4 GiB).
     struct Token {
+        uint32_t a;  // containers: index after the last contained token; strings: byte length;
+                     // numbers: 1 when b indexes m_wideNumbers, else 0
+        uint32_t b;  // containers: element count; strings: offset in m_strings; numbers: the value
         Kind kind;
-        uint32_t a;  // containers: index after the last contained token; strings: byte length
-        uint64_t b;  // containers: element count; strings: offset in m_strings; numbers: the value
     };
     std::vector<Token> m_tokens;
+    std::vector<uint64_t> m_wideNumbers;  // integers that do not fit in 32 bits (negative ones too)
     std::string m_strings;
 };
 

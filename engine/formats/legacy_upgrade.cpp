@@ -183,11 +183,13 @@ void dropFlatReduceAxis(Graph& graph) {
 
 }  // namespace
 
-void upgradeLegacySymbol(Graph& graph, int version, const std::string& source) {
-    InputNames inputNames(graph, source);
-    if (version < kMxnetVersionWritten) {
-        moveHiddenKeys(graph, inputNames);
+bool upgradeLegacySymbol(Graph& graph, int version, const std::string& source) {
+    // Every step below is for versions older than this one.
+    if (version >= kMxnetVersionWritten) {
+        return false;
     }
+    InputNames inputNames(graph, source);
+    moveHiddenKeys(graph, inputNames);
     if (version < 900) {
         addMissingInputs(graph, inputNames, source);
     }
@@ -197,6 +199,7 @@ void upgradeLegacySymbol(Graph& graph, int version, const std::string& source) {
     if (version < 905) {
         dropFlatReduceAxis(graph);
     }
+    return true;
 }
 
 }  // namespace ampstudio

@@ -19,8 +19,9 @@ namespace ampstudio {
 // `graph` must be valid and pruned to what its heads reach (reachableInDfsOrder); it stays so.
 // Throws LoadError (naming `source`) where a hostile file would make the upgrade blow up: an op said
 // to lack more than kMaxMissingInputs inputs, or input name lists far longer than the graph (an op
-// with num_args = 65536 on every node).
-void upgradeLegacySymbol(Graph& graph, int version, const std::string& source);
+// with num_args = 65536 on every node). Returns false, without looking at the graph, when the
+// version needs no upgrade (MXNet 1.9.1's own files): the caller need not check the graph again.
+bool upgradeLegacySymbol(Graph& graph, int version, const std::string& source);
 
 // BatchNorm lacks 2 (its auxiliary states); no operator lacks more than a few.
 inline constexpr std::size_t kMaxMissingInputs = 16;

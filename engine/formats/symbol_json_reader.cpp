@@ -135,6 +135,8 @@ void GraphReader::readStringMap(uint32_t at, Attributes& into, const std::string
                                 const Where& where) const {
     expect(at, Kind::Object, place, where);
     into.clear();
+    // Nodes carry a handful of attributes; a hostile object's size is not reserved.
+    into.reserve(std::min<uint32_t>(m_tape.size(at), 16));
     for (uint32_t k = m_tape.first(at); k < m_tape.next(at); k = m_tape.next(k + 1)) {
         const std::string_view key = m_tape.text(k);
         if (m_tape.kind(k + 1) != Kind::String) {
@@ -482,11 +484,13 @@ Graph parseSymbolJson(std::string_view text, const std::string& source) {
     }
     const int version = versionOf(graph, source);
     graph.attrs["mxnet_version"] = "[\"int\"," + std::to_string(version) + "]";
-    upgradeLegacySymbol(graph, version, source);
-    try {
-        graph.validate();
-    } catch (const GraphError& e) {
-        throw LoadError(source, "after the legacy upgrade", e.what());
+    // read() validated the graph; only an upgrade can have changed it since.
+    if (upgradeLegacySymbol(graph, version, source)) {
+        try {
+            graph.validate();
+        } catch (const GraphError& e) {
+            throw LoadError(source, "after the legacy upgrade", e.what());
+        }
     }
     return graph;
 }

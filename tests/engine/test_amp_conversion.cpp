@@ -929,6 +929,26 @@ private slots:
         QCOMPARE(r.report.computeNodesInTarget, std::size_t(5));
     }
 
+    // The report's names are views into storage that its copies share: a copy stays whole after the
+    // conversion it came from, graph and all, is gone (the GUI keeps reports longer than results).
+    void reportCopiesOutliveTheConversion() {
+        for (ConversionMode mode : {ConversionMode::Classic, ConversionMode::Typed}) {
+            ConversionReport copy;
+            std::string expected;
+            {
+                const ConversionResult r = convert(makeCase("lstm_ptb", DType::F16), mode);
+                copy = r.report;
+                expected = r.report.toJson();
+            }
+            QCOMPARE(copy.toJson(), expected);
+            QVERIFY(copy.ampCastCount > 0);
+            for (const CastRecord& c : copy.casts) {
+                QVERIFY(c.name.starts_with(c.source.node));
+                QCOMPARE(c.multicastSources.empty(), c.op == "amp_cast");
+            }
+        }
+    }
+
     void unreachableNodesAreDropped() {
         GraphBuilder b;
         const NodeEntry x = b.addVariable("x");
