@@ -65,14 +65,6 @@ AmpLists composeLists(const ConvertArgs& args) {
     return lists;
 }
 
-void refuseToOverwrite(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs) {
-    for (const auto& input : inputs) {
-        if (sameFile(output, input)) {
-            throw UsageError("refusing to overwrite the input file " + input.string() + " (choose another --output)");
-        }
-    }
-}
-
 }  // namespace
 
 int runConvert(const ConvertArgs& args) {
@@ -83,9 +75,10 @@ int runConvert(const ConvertArgs& args) {
         const ConvertedModelFiles outputs = convertedModelFiles(args.outputPrefix, true);
         const std::filesystem::path& symbolOut = outputs.symbol;
         const std::filesystem::path& paramsOut = *outputs.params;
-        refuseToOverwrite(symbolOut, inputs);
-        if (args.params) refuseToOverwrite(paramsOut, inputs);
-        if (args.report) refuseToOverwrite(*args.report, inputs);
+        // Checked before anything is read, so a wrong --output costs nothing.
+        refuseToOverwriteInput(symbolOut, inputs);
+        if (args.params) refuseToOverwriteInput(paramsOut, inputs);
+        if (args.report) refuseToOverwriteInput(*args.report, inputs);
 
         const Graph graph = readSymbolJsonFile(args.symbol);
         std::optional<NDArrayList> params;

@@ -173,6 +173,13 @@ void ConversionWorkspace::deliver(WorkspaceSnapshot snapshot) {
     }
 }
 
+std::vector<std::filesystem::path> ConversionWorkspace::inputPaths() const {
+    std::vector<std::filesystem::path> inputs;
+    if (!m_symbolPath.isEmpty()) inputs.push_back(toPath(m_symbolPath));
+    if (!m_paramsPath.isEmpty()) inputs.push_back(toPath(m_paramsPath));
+    return inputs;
+}
+
 bool ConversionWorkspace::saveConverted(const QString& prefix, QString* error, QStringList* written) {
     if (!m_source) {
         if (error) *error = tr("No model is open.");
@@ -181,11 +188,8 @@ bool ConversionWorkspace::saveConverted(const QString& prefix, QString* error, Q
     try {
         const ConversionOptions& options = m_settings->options();
         ConversionResult result = convertGraph(*m_source, options);
-        std::vector<std::filesystem::path> inputs;
-        if (!m_symbolPath.isEmpty()) inputs.push_back(toPath(m_symbolPath));
-        if (!m_paramsPath.isEmpty()) inputs.push_back(toPath(m_paramsPath));
         const ConvertedModelFiles files = saveConvertedModel(prefix.toStdString(), result, options.lists.targetDtype,
-                                                             m_params.get(), inputs, &result.report);
+                                                             m_params.get(), inputPaths(), &result.report);
         if (written) {
             written->clear();
             written->append(fromPath(files.symbol));
@@ -204,14 +208,7 @@ bool ConversionWorkspace::exportReport(const QString& path, QString* error) {
         return false;
     }
     try {
-        std::vector<std::filesystem::path> inputs;
-        if (!m_symbolPath.isEmpty()) inputs.push_back(toPath(m_symbolPath));
-        if (!m_paramsPath.isEmpty()) inputs.push_back(toPath(m_paramsPath));
-        for (const auto& input : inputs) {
-            if (sameFile(toPath(path), input)) {
-                throw SaveError("refusing to overwrite the input file " + input.string());
-            }
-        }
+        refuseToOverwriteInput(toPath(path), inputPaths());
         ConversionResult result = convertGraph(*m_source, m_settings->options());
         if (m_params) {
             fillParamBytes(*m_params, result, result.report);

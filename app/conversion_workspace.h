@@ -9,7 +9,9 @@
 #include <QThreadPool>
 #include <QTimer>
 
+#include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "conversion_settings.h"
 #include "job_tracker.h"
@@ -68,6 +70,8 @@ signals:
 private:
     bool setDocument(std::shared_ptr<const ampstudio::Graph> source, std::shared_ptr<const ampstudio::NDArrayList> params,
                      const QString& displayName, const QString& symbolPath, const QString& paramsPath);
+    // The files the open model was read from: never written over (empty for an example).
+    std::vector<std::filesystem::path> inputPaths() const;
     void scheduleRecompute();
     void deliver(WorkspaceSnapshot snapshot);
 

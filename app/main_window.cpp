@@ -62,6 +62,14 @@ QString localModelFile(const QMimeData* mime) {
     return {};
 }
 
+// The node called `name`, or -1.
+int indexOfNode(const Graph& graph, const std::string& name) {
+    for (std::size_t i = 0; i < graph.size(); ++i) {
+        if (graph.nodes[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+}
+
 // A pane: a one-line header over a graph view.
 QWidget* makePane(QLabel* header, GraphView* view, QWidget* parent) {
     auto* pane = new QWidget(parent);
@@ -419,7 +427,6 @@ void MainWindow::showSnapshot() {
                                                                                m_beforeView->drawing().nodes.size();
     m_beforeView->setDrawing(snapshot->before);
     m_afterView->setDrawing(snapshot->after);
-    const auto& options = m_workspace->settings()->options();
     m_beforeHeader->setText(tr("<b>Original</b> — %n node(s)", nullptr, int(snapshot->source->size())));
     if (snapshot->conversion) {
         const auto& report = snapshot->conversion->report;
@@ -429,7 +436,6 @@ void MainWindow::showSnapshot() {
         m_afterHeader->setText(tr("<b>Converted</b> — <span style='color:#c0392b'>cannot convert: %1</span>")
                                    .arg(snapshot->error.toHtmlEscaped()));
     }
-    Q_UNUSED(options);
     m_countsLabel->setText(countsText());
     if (firstOfDocument) {
         showStartOfGraph();
@@ -525,18 +531,10 @@ void MainWindow::updateInspector() {
         }
     }
     const std::string name = m_selectedName.toStdString();
-    int index = -1;
-    for (std::size_t i = 0; i < graph->size(); ++i) {
-        if (graph->nodes[i].name == name) {
-            index = static_cast<int>(i);
-            break;
-        }
-    }
+    int index = indexOfNode(*graph, name);
     if (index < 0 && m_selectedInAfter) {  // e.g. an unreachable node exists only in the original
         graph = snapshot->source;
-        for (std::size_t i = 0; i < graph->size() && index < 0; ++i) {
-            if (graph->nodes[i].name == name) index = static_cast<int>(i);
-        }
+        index = indexOfNode(*graph, name);
     }
     m_inspector->showNode(graph, report, index);
 }
@@ -547,16 +545,8 @@ QMenu* MainWindow::createNodeContextMenu(const QString& nodeName, QWidget* paren
     auto* menu = new QMenu(parent);
     ConversionSettings* settings = m_workspace->settings();
     const auto source = m_workspace->source();
-    const Node* node = nullptr;
-    if (source) {
-        const std::string name = nodeName.toStdString();
-        for (const Node& candidate : source->nodes) {
-            if (candidate.name == name) {
-                node = &candidate;
-                break;
-            }
-        }
-    }
+    const int index = source ? indexOfNode(*source, nodeName.toStdString()) : -1;
+    const Node* node = index >= 0 ? &source->nodes[std::size_t(index)] : nullptr;
     const bool excluded = settings->options().excludedSymNames.count(nodeName.toStdString()) != 0;
     QAction* exclude = menu->addAction(excluded ? tr("&Include “%1” in the conversion").arg(nodeName)
                                                 : tr("&Exclude “%1” (keep it in FP32)").arg(nodeName));

@@ -5,17 +5,13 @@
 #include "formats/symbol_json.h"
 
 namespace ampstudio {
-namespace {
-
-void refuseToOverwrite(const std::filesystem::path& output, std::span<const std::filesystem::path> inputs) {
+void refuseToOverwriteInput(const std::filesystem::path& output, std::span<const std::filesystem::path> inputs) {
     for (const auto& input : inputs) {
         if (sameFile(output, input)) {
             throw SaveError("refusing to overwrite the input file " + input.string() + " (choose another name)");
         }
     }
 }
-
-}  // namespace
 
 ConvertedModelFiles convertedModelFiles(const std::string& prefix, bool withParams) {
     ConvertedModelFiles files{prefix + "-symbol.json", std::nullopt};
@@ -29,9 +25,9 @@ ConvertedModelFiles saveConvertedModel(const std::string& prefix, const Conversi
                                        const NDArrayList* params, std::span<const std::filesystem::path> inputs,
                                        ConversionReport* report) {
     const ConvertedModelFiles files = convertedModelFiles(prefix, params != nullptr);
-    refuseToOverwrite(files.symbol, inputs);
+    refuseToOverwriteInput(files.symbol, inputs);
     if (files.params) {
-        refuseToOverwrite(*files.params, inputs);
+        refuseToOverwriteInput(*files.params, inputs);
     }
     if (params) {
         NDArrayList cast = *params;

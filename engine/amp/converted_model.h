@@ -20,6 +20,10 @@ struct ConvertedModelFiles {
 
 ConvertedModelFiles convertedModelFiles(const std::string& prefix, bool withParams);
 
+// Throws SaveError when `output` is the same file as one of `inputs` (hard links and symlinks
+// included): every writer of the CLI and the GUI checks its outputs with this before writing.
+void refuseToOverwriteInput(const std::filesystem::path& output, std::span<const std::filesystem::path> inputs);
+
 // Throws SaveError naming the file when an output would replace one of `inputs` (checked before
 // anything is written) or a write fails. `params` is copied, cast (applyParamCasting with the
 // result's storedInTargetDtype) and written; `report`, when given, receives the parameter bytes.

@@ -12,6 +12,7 @@
 #include <map>
 #include <numeric>
 
+#include "graph_queries.h"
 #include "amp/conversion.h"
 #include "amp/param_casting.h"
 #include "formats/ndarray_list.h"
@@ -106,17 +107,6 @@ Case makeCase(const QString& name, DType target) {
         qFatal("unknown case %s", qPrintable(name));
     }
     return c;
-}
-
-QStringList namesOfOp(const Graph& g, const char* op) {
-    QStringList names;
-    for (const Node& n : g.nodes) {
-        if (n.op == op) {
-            names << QString::fromStdString(n.name);
-        }
-    }
-    names.sort();
-    return names;
 }
 
 QStringList nodeNames(const Graph& g) {

@@ -11,6 +11,7 @@
 #include "amp/param_casting.h"
 #include "formats/ndarray_list.h"
 #include "formats/symbol_json.h"
+#include "graph_queries.h"
 #include "ops/variable_roles.h"
 
 using namespace ampstudio;
@@ -55,17 +56,6 @@ QStringList structure(const Graph& g) {
         lines << line;
     }
     return lines;
-}
-
-QStringList namesOfOp(const Graph& g, const char* op) {
-    QStringList names;
-    for (const Node& n : g.nodes) {
-        if (n.op == op) {
-            names << QString::fromStdString(n.name);
-        }
-    }
-    names.sort();
-    return names;
 }
 
 QStringList sorted(QStringList l) {
