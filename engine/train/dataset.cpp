@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "train/seeded_random.h"
+#include "tensor/seeded_random.h"
 
 namespace ampstudio {
 

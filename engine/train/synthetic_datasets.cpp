@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "train/seeded_random.h"
+#include "tensor/seeded_random.h"
 
 namespace ampstudio {
 namespace {

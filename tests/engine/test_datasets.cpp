@@ -16,7 +16,7 @@
 #include "train/batch_iterator.h"
 #include "train/csv_dataset.h"
 #include "train/dataset.h"
-#include "train/seeded_random.h"
+#include "tensor/seeded_random.h"
 #include "train/synthetic_datasets.h"
 
 using namespace ampstudio;

@@ -1,4 +1,4 @@
-#include "train/seeded_random.h"
+#include "tensor/seeded_random.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,49 @@
+#include "backend/cpu/cpu_kernel.h"
+
+#include "ops/op_registry.h"
+
+namespace ampstudio {
+
+void CpuKernelTable::add(std::string op, CpuKernelFactory factory) {
+    m_factories.insert_or_assign(std::move(op), std::move(factory));
+}
+
+const CpuKernelFactory* CpuKernelTable::find(std::string_view op) const {
+    if (auto it = m_factories.find(std::string(op)); it != m_factories.end()) {
+        return &it->second;
+    }
+    if (auto it = m_factories.find(std::string(OpRegistry::instance().canonicalName(op))); it != m_factories.end()) {
+        return &it->second;
+    }
+    return nullptr;
+}
+
+const CpuKernelTable& cpuKernels() {
+    static const CpuKernelTable table = [] {
+        CpuKernelTable t;
+        addCpuDenseKernels(t);
+        addCpuNnKernels(t);
+        addCpuElemwiseKernels(t);
+        addCpuShapeKernels(t);
+        addCpuLossKernels(t);
+        addCpuCastKernels(t);
+        return t;
+    }();
+    return table;
+}
+
+dnnl::memory::desc dnnlDesc(const Shape& shape) {
+    dnnl::memory::dims dims(shape.begin(), shape.end());
+    // Dense row-major: the strides of a C array of this shape.
+    dnnl::memory::dims strides(dims.size(), 1);
+    for (std::size_t i = dims.size(); i-- > 1;) {
+        strides[i - 1] = strides[i] * dims[i];
+    }
+    return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+dnnl::memory dnnlMemory(const CpuArray& a, const dnnl::engine& engine) {
+    return dnnl::memory(dnnlDesc(a.shape), engine, a.data);
+}
+
+}  // namespace ampstudio

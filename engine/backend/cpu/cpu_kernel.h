@@ -1,0 +1,107 @@
+#pragma once
+// How CPU kernels are written: in float32 only. The CPU backend (cpu_op_adapter.cpp) hands every
+// kernel float32 views of its inputs and outputs; for an f16/bf16 tensor it converts into a
+// per-node scratch buffer before the kernel and rounds the result back after it (DESIGN.md §5: an
+// f16/bf16 op computes in f32 and rounds its output to the storage type, so overflow to inf and
+// underflow to zero happen where they would on a GPU). It also handles GradReq: a kernel's backward
+// always overwrites the inGrad arrays it is given, and the adapter adds them where an entry has
+// several consumers. Integer inputs (labels, indices) arrive as floats, as MXNet passes them.
+//
+// Inputs are writable only where the op mutates them (BatchNorm's moving statistics, FMutateInputs);
+// the adapter writes those back to their storage type after forward.
+//
+// Kernels are grouped like the op specs (ops/op_spec.h): cpu_dense_kernels.cpp, cpu_nn_kernels.cpp,
+// cpu_elemwise_kernels.cpp, cpu_shape_kernels.cpp, cpu_loss_kernels.cpp, cpu_cast_kernels.cpp.
+
+#include <dnnl.hpp>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "backend/backend.h"
+#include "ops/op_attrs.h"
+
+namespace ampstudio {
+
+// A float32 view of one tensor. Undefined (data == nullptr) for an inGrad that is not wanted.
+struct CpuArray {
+    float* data = nullptr;
+    Shape shape;
+    int64_t size() const { return shapeSize(shape); }
+    bool defined() const { return data != nullptr; }
+    std::span<float> span() const { return {data, static_cast<std::size_t>(size())}; }
+};
+
+// oneDNN's CPU engine and an in-order stream, shared by all kernels of one backend.
+struct CpuDnnl {
+    dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+    dnnl::stream stream{engine};
+};
+
+struct CpuContext {
+    const ExecContext& exec;
+    CpuDnnl& dnnl;
+};
+
+class CpuKernel {
+public:
+    virtual ~CpuKernel() = default;
+    virtual void forward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out) = 0;
+    // outGrad: one per output, all defined (zeros for outputs nobody reads). Overwrite each defined
+    // inGrad; leave undefined ones alone. Loss kernels ignore outGrad and scale by ctx.exec.lossScale.
+    virtual void backward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out,
+                          std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) = 0;
+};
+
+// Makes the kernel for one node; may throw OpError (through OpAttrs::fail) for setups it cannot run.
+using CpuKernelFactory = std::function<std::unique_ptr<CpuKernel>(const KernelSetup& setup, CpuDnnl& dnnl)>;
+
+class CpuKernelTable {
+public:
+    void add(std::string op, CpuKernelFactory factory);
+    const CpuKernelFactory* find(std::string_view op) const;  // canonical name or alias
+
+private:
+    std::unordered_map<std::string, CpuKernelFactory> m_factories;
+};
+
+const CpuKernelTable& cpuKernels();
+
+void addCpuDenseKernels(CpuKernelTable& table);
+void addCpuNnKernels(CpuKernelTable& table);
+void addCpuElemwiseKernels(CpuKernelTable& table);
+void addCpuShapeKernels(CpuKernelTable& table);
+void addCpuLossKernels(CpuKernelTable& table);
+void addCpuCastKernels(CpuKernelTable& table);
+
+// A kernel from two lambdas, for the many ops whose kernels need no state beyond their attributes.
+template <typename Forward, typename Backward>
+class LambdaCpuKernel final : public CpuKernel {
+public:
+    LambdaCpuKernel(Forward f, Backward b) : m_forward(std::move(f)), m_backward(std::move(b)) {}
+    void forward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        m_forward(ctx, in, out);
+    }
+    void backward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        m_backward(ctx, in, out, outGrad, inGrad);
+    }
+
+private:
+    Forward m_forward;
+    Backward m_backward;
+};
+
+template <typename Forward, typename Backward>
+std::unique_ptr<CpuKernel> makeLambdaKernel(Forward f, Backward b) {
+    return std::make_unique<LambdaCpuKernel<Forward, Backward>>(std::move(f), std::move(b));
+}
+
+// oneDNN memory over a float32 view, plain row-major layout of its shape.
+dnnl::memory dnnlMemory(const CpuArray& a, const dnnl::engine& engine);
+dnnl::memory::desc dnnlDesc(const Shape& shape);
+
+}  // namespace ampstudio

@@ -1,0 +1,204 @@
+// CPU kernels of the loss heads, with MXNet 1.9.1's gradients (softmax_output-inl.h,
+// regression_output-inl.h, make_loss-inl.h), each multiplied by the loss scale:
+//   SoftmaxOutput      (p - onehot(label)) * grad_scale / norm; norm by `normalization`:
+//                      null 1, batch N, valid the count of labels != ignore_label (use_ignore)
+//   *RegressionOutput  grad_scale / (label size / N) * (out - label)   (MAE: sign(out - label))
+//   MakeLoss           grad_scale / norm everywhere
+// MXNet leaves the batch mean to the optimizer (rescale_grad = 1/batch_size); the trainer does too.
+#include <algorithm>
+#include <cmath>
+
+#include "backend/cpu/cpu_kernel.h"
+
+namespace ampstudio {
+
+namespace {
+
+struct SoftmaxLayout {
+    int64_t outer = 1;  // rows (N, or N x spatial positions)
+    int64_t classes = 1;
+    int64_t inner = 1;  // stride between classes of one row (spatial size with multi_output, else 1)
+};
+
+class SoftmaxOutputKernel final : public CpuKernel {
+public:
+    explicit SoftmaxOutputKernel(const KernelSetup& setup) {
+        const OpAttrs attrs(setup.node);
+        const Shape& data = setup.inShapes[0];
+        m_gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
+        m_ignoreLabel = static_cast<float>(attrs.getFloat("ignore_label", -1.0));
+        m_useIgnore = attrs.getBool("use_ignore", false);
+        m_smoothAlpha = static_cast<float>(attrs.getFloat("smooth_alpha", 0.0));
+        m_normalization = attrs.getEnum("normalization", "null", {"null", "batch", "valid"});
+        m_batch = data[0];
+        if (attrs.getBool("multi_output", false)) {
+            m_layout.outer = data[0];
+            m_layout.classes = data[1];
+            m_layout.inner = shapeSize(data) / (data[0] * data[1]);
+        } else if (attrs.getBool("preserve_shape", false)) {
+            m_layout.classes = data.back();
+            m_layout.outer = shapeSize(data) / m_layout.classes;
+        } else {
+            m_layout.outer = data[0];
+            m_layout.classes = shapeSize(data) / data[0];
+        }
+        m_labelIsDistribution = setup.inShapes[1] == data && data.size() > 1 &&
+                                shapeSize(setup.inShapes[1]) != m_layout.outer * m_layout.inner;
+    }
+
+    void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        const auto [outer, classes, inner] = m_layout;
+        for (int64_t o = 0; o < outer; ++o) {
+            for (int64_t s = 0; s < inner; ++s) {
+                const float* x = in[0].data + o * classes * inner + s;
+                float* y = out[0].data + o * classes * inner + s;
+                float maxValue = -INFINITY;
+                for (int64_t c = 0; c < classes; ++c) {
+                    maxValue = std::max(maxValue, x[c * inner]);
+                }
+                float sum = 0.0f;
+                for (int64_t c = 0; c < classes; ++c) {
+                    y[c * inner] = std::exp(x[c * inner] - maxValue);
+                    sum += y[c * inner];
+                }
+                for (int64_t c = 0; c < classes; ++c) {
+                    y[c * inner] /= sum;
+                }
+            }
+        }
+    }
+
+    void backward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out,
+                  std::span<const CpuArray>, std::span<const CpuArray> inGrad) override {
+        if (!inGrad[0].defined()) {
+            return;
+        }
+        const auto [outer, classes, inner] = m_layout;
+        const float* p = out[0].data;
+        const float* label = in[1].data;
+        float* g = inGrad[0].data;
+        int64_t valid = 0;
+        for (int64_t o = 0; o < outer; ++o) {
+            for (int64_t s = 0; s < inner; ++s) {
+                const int64_t base = o * classes * inner + s;
+                if (m_labelIsDistribution) {
+                    for (int64_t c = 0; c < classes; ++c) {
+                        g[base + c * inner] = p[base + c * inner] - label[base + c * inner];
+                    }
+                    ++valid;
+                    continue;
+                }
+                const float l = label[o * inner + s];
+                if (m_useIgnore && l == m_ignoreLabel) {
+                    for (int64_t c = 0; c < classes; ++c) {
+                        g[base + c * inner] = 0.0f;
+                    }
+                    continue;
+                }
+                ++valid;
+                const auto k = static_cast<int64_t>(l);
+                const float off = classes > 1 ? m_smoothAlpha / static_cast<float>(classes - 1) : 0.0f;
+                for (int64_t c = 0; c < classes; ++c) {
+                    const float target = c == k ? 1.0f - m_smoothAlpha : off;
+                    g[base + c * inner] = p[base + c * inner] - target;
+                }
+            }
+        }
+        float norm = 1.0f;
+        if (m_normalization == "batch") {
+            norm = static_cast<float>(m_batch);
+        } else if (m_normalization == "valid") {
+            norm = static_cast<float>(std::max<int64_t>(valid, 1));
+        }
+        const float factor = m_gradScale / norm * ctx.exec.lossScale;
+        for (int64_t i = 0, n = inGrad[0].size(); i < n; ++i) {
+            g[i] *= factor;
+        }
+    }
+
+private:
+    SoftmaxLayout m_layout;
+    int64_t m_batch = 1;
+    float m_gradScale = 1.0f;
+    float m_ignoreLabel = -1.0f;
+    bool m_useIgnore = false;
+    float m_smoothAlpha = 0.0f;
+    bool m_labelIsDistribution = false;
+    std::string m_normalization;
+};
+
+enum class Regression { Linear, Logistic, Mae };
+
+std::unique_ptr<CpuKernel> makeRegressionKernel(const KernelSetup& setup, Regression kind) {
+    const OpAttrs attrs(setup.node);
+    const auto gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
+    const Shape& label = setup.inShapes[1];
+    const float numOutput = static_cast<float>(shapeSize(label) / label[0]);
+    return makeLambdaKernel(
+        [kind](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
+            const float* x = in[0].data;
+            float* y = out[0].data;
+            for (int64_t i = 0, n = in[0].size(); i < n; ++i) {
+                y[i] = kind == Regression::Logistic ? 1.0f / (1.0f + std::exp(-x[i])) : x[i];
+            }
+        },
+        [kind, gradScale, numOutput](const CpuContext& ctx, std::span<const CpuArray> in,
+                                     std::span<const CpuArray> out, std::span<const CpuArray>,
+                                     std::span<const CpuArray> inGrad) {
+            if (!inGrad[0].defined()) {
+                return;
+            }
+            const float factor = gradScale / numOutput * ctx.exec.lossScale;
+            const float* y = out[0].data;
+            const float* l = in[1].data;
+            float* g = inGrad[0].data;
+            for (int64_t i = 0, n = inGrad[0].size(); i < n; ++i) {
+                const float d = y[i] - l[i];
+                g[i] = factor * (kind == Regression::Mae ? static_cast<float>((d > 0.0f) - (d < 0.0f)) : d);
+            }
+        });
+}
+
+std::unique_ptr<CpuKernel> makeMakeLossKernel(const KernelSetup& setup, CpuDnnl&) {
+    const OpAttrs attrs(setup.node);
+    const auto gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
+    const auto validThresh = static_cast<float>(attrs.getFloat("valid_thresh", 0.0));
+    const std::string normalization = attrs.getEnum("normalization", "null", {"null", "batch", "valid"});
+    const int64_t batch = setup.inShapes[0][0];
+    return makeLambdaKernel(
+        [](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
+            std::copy_n(in[0].data, in[0].size(), out[0].data);
+        },
+        [=](const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray>,
+            std::span<const CpuArray>, std::span<const CpuArray> inGrad) {
+            if (!inGrad[0].defined()) {
+                return;
+            }
+            float norm = 1.0f;
+            if (normalization == "batch") {
+                norm = static_cast<float>(batch);
+            } else if (normalization == "valid") {
+                const int64_t valid = std::count_if(in[0].data, in[0].data + in[0].size(),
+                                                    [&](float v) { return v > validThresh; });
+                norm = static_cast<float>(std::max<int64_t>(valid, 1));
+            }
+            std::fill_n(inGrad[0].data, inGrad[0].size(), gradScale / norm * ctx.exec.lossScale);
+        });
+}
+
+}  // namespace
+
+void addCpuLossKernels(CpuKernelTable& table) {
+    table.add("SoftmaxOutput", [](const KernelSetup& setup, CpuDnnl&) -> std::unique_ptr<CpuKernel> {
+        return std::make_unique<SoftmaxOutputKernel>(setup);
+    });
+    table.add("LinearRegressionOutput",
+              [](const KernelSetup& s, CpuDnnl&) { return makeRegressionKernel(s, Regression::Linear); });
+    table.add("LogisticRegressionOutput",
+              [](const KernelSetup& s, CpuDnnl&) { return makeRegressionKernel(s, Regression::Logistic); });
+    table.add("MAERegressionOutput",
+              [](const KernelSetup& s, CpuDnnl&) { return makeRegressionKernel(s, Regression::Mae); });
+    table.add("MakeLoss", makeMakeLossKernel);
+}
+
+}  // namespace ampstudio
