@@ -65,6 +65,10 @@ const OpSpecTable& opSpecs();
 // "output 0") and both shapes.
 void assignShape(const OpAttrs& attrs, Shape& slot, const Shape& shape, std::string_view what);
 
+// The axes sum/mean reduce over `shape`, parsed from `axis`, `keepdims` and `exclude` exactly as their shape
+// inference parses them; the CPU kernels call this so that the decision lives in one place.
+std::vector<bool> elemwiseReducedAxes(const OpAttrs& attrs, const Shape& shape);
+
 // The group registrations, called once by opSpecs().
 void addDenseOpSpecs(OpSpecTable& table);
 void addNnOpSpecs(OpSpecTable& table);

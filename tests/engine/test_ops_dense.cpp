@@ -1,6 +1,9 @@
 // Dense ops (FullyConnected, dot, batch_dot, Embedding): forward against hand-computed values,
 // backward against finite differences, and every op in f16 and bf16 against f32 (op_check.h).
 #include "op_check.h"
+#include "ops/op_error.h"
+
+Q_DECLARE_METATYPE(ampstudio::Shape)
 
 using namespace ampstudio;
 using namespace ampstudio::test;
@@ -71,6 +74,249 @@ private slots:
         } catch (const std::exception& e) {
             QVERIFY2(QString(e.what()).contains("op"), e.what());
             QVERIFY2(QString(e.what()).contains("(3,4)") || QString(e.what()).contains("(3, 4)"), e.what());
+        }
+    }
+
+    // --- dot -----------------------------------------------------------------------------------------
+    void dotForward() {
+        // (2, 3) x (3, 2)
+        OpCase c{"dot", {}, {{2, 3}, {3, 2}}};
+        c.inputValues = {{1, 2, 3, 4, 5, 6}, {1, 0, 0, 1, 1, 1}};
+        QCOMPARE(runOp(c)[0], (std::vector<float>{4, 5, 10, 11}));
+        // The same product with both operands stored transposed.
+        OpCase t{"dot", {{"transpose_a", "True"}, {"transpose_b", "True"}}, {{3, 2}, {2, 3}}};
+        t.inputValues = {{1, 4, 2, 5, 3, 6}, {1, 0, 1, 0, 1, 1}};
+        QCOMPARE(runOp(t)[0], (std::vector<float>{4, 5, 10, 11}));
+        // Two vectors: their inner product, shape (1,).
+        OpCase v{"dot", {}, {{3}, {3}}};
+        v.inputValues = {{1, 2, 3}, {4, 5, 6}};
+        QCOMPARE(runOp(v)[0], (std::vector<float>{32}));
+    }
+
+    void dotTransposes_data() {
+        QTest::addColumn<bool>("ta");
+        QTest::addColumn<bool>("tb");
+        QTest::newRow("a b") << false << false;
+        QTest::newRow("a^T b") << true << false;
+        QTest::newRow("a b^T") << false << true;
+        QTest::newRow("a^T b^T") << true << true;
+    }
+    void dotTransposes() {
+        // op(a) (2, 3) x op(b) (3, 4), against a loop over the stored layouts.
+        QFETCH(bool, ta);
+        QFETCH(bool, tb);
+        const int64_t m = 2, k = 3, n = 4;
+        OpCase c{"dot", {{"transpose_a", ta ? "True" : "False"}, {"transpose_b", tb ? "True" : "False"}},
+                 {ta ? Shape{k, m} : Shape{m, k}, tb ? Shape{n, k} : Shape{k, n}}};
+        OpRunner runner(c, DType::F32, false);
+        QCOMPARE(runner.executor().outputs()[0].shape(), (Shape{m, n}));
+        const auto out = runner.forward(false)[0];
+        const auto& a = runner.input(0);
+        const auto& b = runner.input(1);
+        for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+                double sum = 0.0;
+                for (int64_t p = 0; p < k; ++p) {
+                    sum += double(a[static_cast<std::size_t>(ta ? p * m + i : i * k + p)]) *
+                           b[static_cast<std::size_t>(tb ? j * k + p : p * n + j)];
+                }
+                QVERIFY(std::abs(out[static_cast<std::size_t>(i * n + j)] - sum) < 1e-5);
+            }
+        }
+        QVERIFY2(gradientError(c) < 1e-3, "dot backward differs from finite differences");
+    }
+
+    void dotShapes_data() {
+        QTest::addColumn<QString>("ta");
+        QTest::addColumn<QString>("tb");
+        QTest::addColumn<Shape>("lhs");
+        QTest::addColumn<Shape>("rhs");
+        QTest::addColumn<Shape>("out");
+        // N-D: lhs read as (prod(all but last), last), rhs as (first, prod(rest)).
+        QTest::newRow("3-D x 2-D") << "False" << "False" << Shape{2, 3, 4} << Shape{4, 5} << Shape{2, 3, 5};
+        QTest::newRow("2-D x 3-D") << "False" << "False" << Shape{2, 4} << Shape{4, 3, 2} << Shape{2, 3, 2};
+        QTest::newRow("3-D x 3-D") << "False" << "False" << Shape{2, 3, 4} << Shape{4, 2, 2} << Shape{2, 3, 2, 2};
+        // transpose_a: lhs read as (first, prod(rest)) and transposed; transpose_b: rhs as
+        // (prod(all but last), last) transposed.
+        QTest::newRow("3-D^T x 2-D") << "True" << "False" << Shape{4, 2, 3} << Shape{4, 5} << Shape{2, 3, 5};
+        QTest::newRow("2-D x 3-D^T") << "False" << "True" << Shape{2, 4} << Shape{3, 2, 4} << Shape{2, 3, 2};
+        QTest::newRow("vector x matrix") << "False" << "False" << Shape{3} << Shape{3, 2} << Shape{2};
+        QTest::newRow("matrix x vector") << "False" << "False" << Shape{2, 3} << Shape{3} << Shape{2};
+        QTest::newRow("vector x vector") << "False" << "False" << Shape{3} << Shape{3} << Shape{1};
+    }
+    void dotShapes() {
+        QFETCH(QString, ta);
+        QFETCH(QString, tb);
+        QFETCH(Shape, lhs);
+        QFETCH(Shape, rhs);
+        QFETCH(Shape, out);
+        OpCase c{"dot", {{"transpose_a", ta.toStdString()}, {"transpose_b", tb.toStdString()}}, {lhs, rhs}};
+        OpRunner runner(c, DType::F32, false);
+        QCOMPARE(runner.executor().outputs()[0].shape(), out);
+        QVERIFY2(gradientError(c) < 1e-3, "dot backward differs from finite differences");
+    }
+
+    void dotNdForward() {
+        // (2, 1, 2) x (2, 3) is (2, 2) x (2, 3) reshaped to (2, 1, 3).
+        OpCase c{"dot", {}, {{2, 1, 2}, {2, 3}}};
+        c.inputValues = {{1, 2, 3, 4}, {1, 0, 1, 0, 1, 1}};
+        QCOMPARE(runOp(c)[0], (std::vector<float>{1, 2, 3, 3, 4, 7}));
+    }
+
+    void dotRejects_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("ta");
+        QTest::addColumn<Shape>("lhs");
+        QTest::addColumn<Shape>("rhs");
+        QTest::newRow("dot inner mismatch") << "dot" << "False" << Shape{2, 3} << Shape{4, 2};
+        QTest::newRow("dot transposed vectors") << "dot" << "True" << Shape{3} << Shape{3};
+        QTest::newRow("batch_dot 2-D") << "batch_dot" << "False" << Shape{2, 3} << Shape{3, 2};
+        QTest::newRow("batch_dot rank mismatch") << "batch_dot" << "False" << Shape{2, 2, 3} << Shape{2, 2, 3, 2};
+        QTest::newRow("batch_dot batch mismatch") << "batch_dot" << "False" << Shape{2, 2, 3} << Shape{3, 3, 2};
+        QTest::newRow("batch_dot inner mismatch") << "batch_dot" << "True" << Shape{2, 2, 3} << Shape{2, 3, 2};
+    }
+    void dotRejects() {
+        QFETCH(QString, op);
+        QFETCH(QString, ta);
+        QFETCH(Shape, lhs);
+        QFETCH(Shape, rhs);
+        OpCase c{op.toStdString(), {{"transpose_a", ta.toStdString()}}, {lhs, rhs}};
+        try {
+            OpRunner runner(c, DType::F32, false);
+            QFAIL("bound a product of mismatched shapes");
+        } catch (const OpError& e) {
+            QVERIFY2(QString(e.what()).contains("'op'"), e.what());
+        }
+    }
+
+    void dotLowPrecision() {
+        OpCase c{"dot", {{"transpose_b", "True"}}, {{3, 2, 8}, {5, 8}}};
+        QVERIFY(precisionError(c, DType::F16) < precisionTolerance(DType::F16));
+        QVERIFY(precisionError(c, DType::BF16) < precisionTolerance(DType::BF16));
+    }
+
+    // --- batch_dot -----------------------------------------------------------------------------------
+    void batchDotForward() {
+        // Batch 0: [[1, 2]] x [[1], [1]] = [[3]]; batch 1: [[3, 4]] x [[2], [-1]] = [[2]].
+        OpCase c{"batch_dot", {}, {{2, 1, 2}, {2, 2, 1}}};
+        c.inputValues = {{1, 2, 3, 4}, {1, 1, 2, -1}};
+        QCOMPARE(runOp(c)[0], (std::vector<float>{3, 2}));
+    }
+
+    void batchDotTransposes_data() {
+        QTest::addColumn<bool>("ta");
+        QTest::addColumn<bool>("tb");
+        QTest::newRow("a b") << false << false;
+        QTest::newRow("a^T b") << true << false;
+        QTest::newRow("a b^T") << false << true;
+        QTest::newRow("a^T b^T") << true << true;
+    }
+    void batchDotTransposes() {
+        QFETCH(bool, ta);
+        QFETCH(bool, tb);
+        const int64_t batch = 3, m = 2, k = 4, n = 3;
+        OpCase c{"batch_dot", {{"transpose_a", ta ? "True" : "False"}, {"transpose_b", tb ? "True" : "False"}},
+                 {ta ? Shape{batch, k, m} : Shape{batch, m, k}, tb ? Shape{batch, n, k} : Shape{batch, k, n}}};
+        OpRunner runner(c, DType::F32, false);
+        QCOMPARE(runner.executor().outputs()[0].shape(), (Shape{batch, m, n}));
+        const auto out = runner.forward(false)[0];
+        const auto& a = runner.input(0);
+        const auto& b = runner.input(1);
+        for (int64_t s = 0; s < batch; ++s) {
+            const float* as = a.data() + s * m * k;
+            const float* bs = b.data() + s * k * n;
+            for (int64_t i = 0; i < m; ++i) {
+                for (int64_t j = 0; j < n; ++j) {
+                    double sum = 0.0;
+                    for (int64_t p = 0; p < k; ++p) {
+                        sum += double(as[ta ? p * m + i : i * k + p]) * bs[tb ? j * k + p : p * n + j];
+                    }
+                    QVERIFY(std::abs(out[static_cast<std::size_t>((s * m + i) * n + j)] - sum) < 1e-5);
+                }
+            }
+        }
+        QVERIFY2(gradientError(c) < 1e-3, "batch_dot backward differs from finite differences");
+    }
+
+    void batchDotNd() {
+        // MXNet 1.9.1 also takes N-D batches (B0, B1, M, K) x (B0, B1, K, N).
+        OpCase c{"batch_dot", {{"transpose_b", "True"}}, {{2, 2, 3, 4}, {2, 2, 5, 4}}};
+        OpRunner runner(c, DType::F32, false);
+        QCOMPARE(runner.executor().outputs()[0].shape(), (Shape{2, 2, 3, 5}));
+        QVERIFY2(gradientError(c) < 1e-3, "batch_dot backward differs from finite differences");
+    }
+
+    void batchDotLowPrecision() {
+        OpCase c{"batch_dot", {{"transpose_a", "True"}}, {{4, 8, 3}, {4, 8, 5}}};
+        QVERIFY(precisionError(c, DType::F16) < precisionTolerance(DType::F16));
+        QVERIFY(precisionError(c, DType::BF16) < precisionTolerance(DType::BF16));
+    }
+
+    // --- Embedding -----------------------------------------------------------------------------------
+    void embeddingForward() {
+        // Rows of a (4, 2) weight; -1 and 7 are clipped to rows 0 and 3, 1.7 truncates to 1.
+        OpCase c{"Embedding", {{"input_dim", "4"}, {"output_dim", "2"}}, {{2, 3}, {}}};
+        c.inputValues = {{0, 3, 1.7f, 2, -1, 7}, {0, 1, 10, 11, 20, 21, 30, 31}};
+        c.noGrad = {0};
+        OpRunner runner(c, DType::F32, false);
+        QCOMPARE(runner.executor().value("in1").shape(), (Shape{4, 2}));
+        QCOMPARE(runner.executor().outputs()[0].shape(), (Shape{2, 3, 2}));
+        QCOMPARE(runner.forward(false)[0], (std::vector<float>{0, 1, 30, 31, 10, 11, 20, 21, 0, 1, 30, 31}));
+    }
+
+    void embeddingBackwardAccumulatesRows() {
+        OpCase c{"Embedding", {{"input_dim", "4"}, {"output_dim", "2"}}, {{4}, {4, 2}}};
+        c.inputValues = {{1, 3, 1, 9}};
+        c.noGrad = {0};
+        OpRunner runner(c, DType::F32, true);
+        const auto grads = runner.backward({{1, 2, 3, 4, 5, 6, 7, 8}}, true);
+        // Row 1 is used twice (1+5, 2+6); index 9 clips to row 3 (3+7, 4+8); row 0 and 2 unused.
+        QCOMPARE(grads[1], (std::vector<float>{0, 0, 6, 8, 0, 0, 10, 12}));
+        QVERIFY(grads[0].empty());
+    }
+
+    void embeddingGradient() {
+        OpCase c{"Embedding", {{"input_dim", "5"}, {"output_dim", "3"}}, {{2, 4}, {5, 3}}};
+        c.inputValues = {{0, 4, 2, 2, 1, 4, 3, 0}};
+        c.noGrad = {0};
+        QVERIFY2(gradientError(c) < 1e-3, "Embedding backward differs from finite differences");
+    }
+
+    void embeddingLowPrecision_data() {
+        QTest::addColumn<QString>("dtype");
+        QTest::newRow("f16") << "float16";
+        QTest::newRow("bf16") << "bfloat16";
+    }
+    void embeddingLowPrecision() {
+        // The weight and output take the `dtype` attribute; a gather is exact in any dtype.
+        QFETCH(QString, dtype);
+        const DType t = dtype == "float16" ? DType::F16 : DType::BF16;
+        OpCase c{"Embedding",
+                 {{"input_dim", "6"}, {"output_dim", "4"}, {"dtype", dtype.toStdString()}},
+                 {{3, 2}, {6, 4}}};
+        c.inputValues = {{5, 0, 3, 3, 1, 2}};
+        c.noGrad = {0};
+        OpRunner low(c, t, false);
+        QCOMPARE(low.executor().outputs()[0].dtype(), t);
+        QCOMPARE(precisionError(c, t), 0.0);
+    }
+
+    void embeddingRejects() {
+        OpCase c{"Embedding", {{"input_dim", "4"}, {"output_dim", "2"}}, {{3}, {5, 2}}};
+        c.noGrad = {0};
+        try {
+            OpRunner runner(c, DType::F32, false);
+            QFAIL("bound a weight of the wrong shape");
+        } catch (const OpError& e) {
+            QVERIFY2(QString(e.what()).contains("(4, 2)"), e.what());
+        }
+        OpCase noDim{"Embedding", {{"input_dim", "4"}}, {{3}, {}}};
+        noDim.noGrad = {0};
+        try {
+            OpRunner runner(noDim, DType::F32, false);
+            QFAIL("bound an Embedding without output_dim");
+        } catch (const OpError& e) {
+            QVERIFY2(QString(e.what()).contains("output_dim"), e.what());
         }
     }
 };

@@ -1,5 +1,7 @@
 // CPU kernels of the dense ops (backend/cpu/cpu_kernel.h says how kernels are written).
-// FullyConnected is three oneDNN matmuls (forward, data gradient, weight gradient), created once.
+// FullyConnected, dot and batch_dot are three oneDNN matmuls each (forward and the two input
+// gradients), created once over strided views for the transposes; Embedding is a row gather.
+#include <algorithm>
 #include <cstring>
 
 #include "backend/cpu/cpu_kernel.h"
@@ -87,11 +89,183 @@ private:
     dnnl::matmul m_forward, m_backwardData, m_backwardWeight;
 };
 
+// A batch of (rows x cols) row-major matrices, or a strided view of a batch of (cols x rows) ones
+// as their transposes (no copy).
+memory::desc batchedDesc(int64_t batch, int64_t rows, int64_t cols, bool transposed) {
+    return transposed ? memory::desc({batch, rows, cols}, memory::data_type::f32, {rows * cols, 1, rows})
+                      : memory::desc({batch, rows, cols}, memory::data_type::f32, {rows * cols, cols, 1});
+}
+
+// One matmul c = a x b over fixed views, its primitive created once.
+class Matmul {
+public:
+    Matmul() = default;
+    Matmul(const dnnl::engine& eng, const memory::desc& a, const memory::desc& b, const memory::desc& c)
+        : m_a(a), m_b(b), m_c(c), m_primitive(dnnl::matmul::primitive_desc({a, b, c}, eng)) {}
+
+    void run(const CpuContext& ctx, const float* a, const float* b, float* c) const {
+        const auto& eng = ctx.dnnl.engine;
+        m_primitive.execute(ctx.dnnl.stream, {{DNNL_ARG_SRC, memory(m_a, eng, const_cast<float*>(a))},
+                                              {DNNL_ARG_WEIGHTS, memory(m_b, eng, const_cast<float*>(b))},
+                                              {DNNL_ARG_DST, memory(m_c, eng, c)}});
+    }
+
+private:
+    memory::desc m_a, m_b, m_c;
+    dnnl::matmul m_primitive;
+};
+
+// What dot and batch_dot compute: `batch` products out (M,N) = op(lhs) (M,K) x op(rhs) (K,N), where
+// op transposes (through a strided view) the lhs stored as (K,M) when transpose_a, the rhs stored as
+// (N,K) when transpose_b.
+struct ProductDims {
+    int64_t batch = 1, m = 1, k = 1, n = 1;
+    bool ta = false, tb = false;
+};
+
+// The gradients are matmuls too, each written densely in its input's own layout:
+//   dLhs (M,K) = dOut (M,N) x op(rhs)^T (N,K)       dLhs^T (K,M) = op(rhs) (K,N) x dOut^T (N,M)   [transpose_a]
+//   dRhs (K,N) = op(lhs)^T (K,M) x dOut (M,N)       dRhs^T (N,K) = dOut^T (N,M) x op(lhs) (M,K)   [transpose_b]
+class BatchedProductKernel final : public CpuKernel {
+public:
+    BatchedProductKernel(const ProductDims& d, CpuDnnl& dnnl) {
+        const auto& eng = dnnl.engine;
+        const int64_t b = d.batch;
+        const memory::desc lhs = batchedDesc(b, d.m, d.k, d.ta);  // op(lhs)
+        const memory::desc rhs = batchedDesc(b, d.k, d.n, d.tb);  // op(rhs)
+        const memory::desc outDesc = batchedDesc(b, d.m, d.n, false);
+        const memory::desc outT = batchedDesc(b, d.n, d.m, true);  // dOut^T
+        m_forward = Matmul(eng, lhs, rhs, outDesc);
+        m_lhsGradFirst = !d.ta;
+        m_lhsGrad = d.ta ? Matmul(eng, rhs, outT, batchedDesc(b, d.k, d.m, false))
+                         : Matmul(eng, outDesc, batchedDesc(b, d.n, d.k, !d.tb), batchedDesc(b, d.m, d.k, false));
+        m_rhsGradFirst = d.tb;
+        m_rhsGrad = d.tb ? Matmul(eng, outT, lhs, batchedDesc(b, d.n, d.k, false))
+                         : Matmul(eng, batchedDesc(b, d.k, d.m, !d.ta), outDesc, batchedDesc(b, d.k, d.n, false));
+    }
+
+    void forward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        m_forward.run(ctx, in[0].data, in[1].data, out[0].data);
+        ctx.dnnl.stream.wait();
+    }
+
+    void backward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray>,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        const float* dy = outGrad[0].data;
+        if (inGrad[0].defined()) {
+            // dOut is the left factor unless transpose_a put it on the right (as dOut^T).
+            m_lhsGradFirst ? m_lhsGrad.run(ctx, dy, in[1].data, inGrad[0].data)
+                           : m_lhsGrad.run(ctx, in[1].data, dy, inGrad[0].data);
+        }
+        if (inGrad[1].defined()) {
+            m_rhsGradFirst ? m_rhsGrad.run(ctx, dy, in[0].data, inGrad[1].data)
+                           : m_rhsGrad.run(ctx, in[0].data, dy, inGrad[1].data);
+        }
+        ctx.dnnl.stream.wait();
+    }
+
+private:
+    Matmul m_forward, m_lhsGrad, m_rhsGrad;
+    bool m_lhsGradFirst = true, m_rhsGradFirst = false;
+};
+
+// dot: lhs as (prod(all but last), last), or with transpose_a (first, prod(rest)) transposed; rhs as
+// (first, prod(rest)), or with transpose_b (prod(all but last), last) transposed (ops/dense_ops.cpp).
+ProductDims dotDims(const KernelSetup& setup) {
+    const OpAttrs attrs(setup.node);
+    ProductDims d;
+    d.ta = attrs.getBool("transpose_a", false);
+    d.tb = attrs.getBool("transpose_b", false);
+    const Shape& lhs = setup.inShapes[0];
+    const Shape& rhs = setup.inShapes[1];
+    d.k = d.ta ? lhs.front() : lhs.back();
+    d.m = shapeSize(lhs) / d.k;
+    d.n = shapeSize(rhs) / d.k;
+    return d;
+}
+
+ProductDims batchDotDims(const KernelSetup& setup) {
+    const OpAttrs attrs(setup.node);
+    ProductDims d;
+    d.ta = attrs.getBool("transpose_a", false);
+    d.tb = attrs.getBool("transpose_b", false);
+    const Shape& lhs = setup.inShapes[0];
+    const Shape& rhs = setup.inShapes[1];
+    const std::size_t nd = lhs.size();
+    d.m = d.ta ? lhs[nd - 1] : lhs[nd - 2];
+    d.k = d.ta ? lhs[nd - 2] : lhs[nd - 1];
+    d.n = d.tb ? rhs[nd - 2] : rhs[nd - 1];
+    d.batch = shapeSize(lhs) / (d.m * d.k);
+    return d;
+}
+
+// Embedding: out[i] = weight[clip(index[i])]. Indices arrive as floats and are truncated toward zero,
+// then clipped into [0, input_dim - 1] as MXNet's take (clip mode) does, in backward too; the weight
+// gradient sums the output gradient rows of every index. The indices get no gradient (zeros).
+class EmbeddingKernel final : public CpuKernel {
+public:
+    explicit EmbeddingKernel(const KernelSetup& setup)
+        : m_rows(setup.inShapes[1][0]), m_dim(setup.inShapes[1][1]) {}
+
+    void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        const float* index = in[0].data;
+        const int64_t count = in[0].size();
+        for (int64_t i = 0; i < count; ++i) {
+            std::memcpy(out[0].data + i * m_dim, in[1].data + row(index[i]) * m_dim,
+                        static_cast<std::size_t>(m_dim) * sizeof(float));
+        }
+    }
+
+    void backward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray>,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        if (inGrad[0].defined()) {
+            std::fill_n(inGrad[0].data, inGrad[0].size(), 0.0f);
+        }
+        if (!inGrad[1].defined()) {
+            return;
+        }
+        float* dw = inGrad[1].data;
+        std::fill_n(dw, inGrad[1].size(), 0.0f);
+        const float* index = in[0].data;
+        const int64_t count = in[0].size();
+        for (int64_t i = 0; i < count; ++i) {
+            float* dst = dw + row(index[i]) * m_dim;
+            const float* src = outGrad[0].data + i * m_dim;
+            for (int64_t j = 0; j < m_dim; ++j) {
+                dst[j] += src[j];
+            }
+        }
+    }
+
+private:
+    int64_t row(float index) const {
+        // Compare as floats first so huge values and NaN (taken as 0) cannot overflow the conversion.
+        if (!(index > 0.0f)) {
+            return 0;
+        }
+        if (index >= static_cast<float>(m_rows - 1)) {
+            return m_rows - 1;
+        }
+        return static_cast<int64_t>(index);
+    }
+
+    int64_t m_rows = 0, m_dim = 0;
+};
+
 }  // namespace
 
 void addCpuDenseKernels(CpuKernelTable& table) {
     table.add("FullyConnected", [](const KernelSetup& setup, CpuDnnl& dnnl) -> std::unique_ptr<CpuKernel> {
         return std::make_unique<FullyConnectedKernel>(setup, dnnl);
+    });
+    table.add("dot", [](const KernelSetup& setup, CpuDnnl& dnnl) -> std::unique_ptr<CpuKernel> {
+        return std::make_unique<BatchedProductKernel>(dotDims(setup), dnnl);
+    });
+    table.add("batch_dot", [](const KernelSetup& setup, CpuDnnl& dnnl) -> std::unique_ptr<CpuKernel> {
+        return std::make_unique<BatchedProductKernel>(batchDotDims(setup), dnnl);
+    });
+    table.add("Embedding", [](const KernelSetup& setup, CpuDnnl&) -> std::unique_ptr<CpuKernel> {
+        return std::make_unique<EmbeddingKernel>(setup);
     });
 }
 

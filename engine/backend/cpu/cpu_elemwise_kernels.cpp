@@ -1,8 +1,766 @@
-// CPU kernels of the elemwise ops (backend/cpu/cpu_kernel.h says how kernels are written).
+// CPU kernels of the elemwise ops (backend/cpu/cpu_kernel.h says how kernels are written), with
+// MXNet 1.9.1's forward and backward (mshadow_op.h, activation-inl.h, leaky_relu-inl.h,
+// softmax-inl.h, broadcast_reduce_op.h, dropout-inl.h).
+//
+// Every per-element function is a small functor inlined into a template loop, so that the loops
+// vectorise and no call is made per element. Binary broadcasting and sum/mean share one iteration
+// plan (BroadcastPlan) that merges contiguous dims, so the inner loop runs over the longest run.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+#include <vector>
+
 #include "backend/cpu/cpu_kernel.h"
+#include "ops/op_spec.h"
 
 namespace ampstudio {
 
-void addCpuElemwiseKernels(CpuKernelTable& table) { (void)table; }
+namespace {
+
+// ---- unary functions: f(x) and df/dx given x and y = f(x) --------------------------------------
+
+struct Relu {
+    float f(float x) const { return x > 0.0f ? x : 0.0f; }
+    float df(float x, float) const { return x > 0.0f ? 1.0f : 0.0f; }
+};
+struct Sigmoid {
+    float f(float x) const { return 1.0f / (1.0f + std::exp(-x)); }
+    float df(float, float y) const { return y * (1.0f - y); }
+};
+struct Tanh {
+    float f(float x) const { return std::tanh(x); }
+    float df(float, float y) const { return 1.0f - y * y; }
+};
+// log(1 + e^x), linear past 20 where e^x swamps the 1 (mshadow_op::softrelu); d/dx = sigmoid(x).
+struct SoftRelu {
+    float f(float x) const { return x > 20.0f ? x : std::log1p(std::exp(x)); }
+    float df(float x, float) const { return 1.0f / (1.0f + std::exp(-x)); }
+};
+struct SoftSign {
+    float f(float x) const { return x / (1.0f + std::abs(x)); }
+    float df(float x, float) const {
+        const float d = 1.0f + std::abs(x);
+        return 1.0f / (d * d);
+    }
+};
+struct Exp {
+    float f(float x) const { return std::exp(x); }
+    float df(float, float y) const { return y; }
+};
+struct Log {
+    float f(float x) const { return std::log(x); }
+    float df(float x, float) const { return 1.0f / x; }
+};
+struct Sqrt {
+    float f(float x) const { return std::sqrt(x); }
+    float df(float, float y) const { return 0.5f / y; }
+};
+struct Square {
+    float f(float x) const { return x * x; }
+    float df(float x, float) const { return 2.0f * x; }
+};
+struct Sin {
+    float f(float x) const { return std::sin(x); }
+    float df(float x, float) const { return std::cos(x); }
+};
+struct Cos {
+    float f(float x) const { return std::cos(x); }
+    float df(float x, float) const { return -std::sin(x); }
+};
+struct Abs {
+    float f(float x) const { return std::abs(x); }
+    float df(float x, float) const { return static_cast<float>((x > 0.0f) - (x < 0.0f)); }
+};
+struct Negative {
+    float f(float x) const { return -x; }
+    float df(float, float) const { return -1.0f; }
+};
+struct Reciprocal {
+    float f(float x) const { return 1.0f / x; }
+    float df(float x, float) const { return -1.0f / (x * x); }
+};
+struct Rsqrt {
+    float f(float x) const { return 1.0f / std::sqrt(x); }
+    float df(float x, float y) const { return -0.5f * y / x; }
+};
+
+// ---- scalar ops: attribute `scalar` ------------------------------------------------------------
+
+struct PlusScalar {
+    float s;
+    float f(float x) const { return x + s; }
+    float df(float, float) const { return 1.0f; }
+};
+struct MinusScalar {
+    float s;
+    float f(float x) const { return x - s; }
+    float df(float, float) const { return 1.0f; }
+};
+struct RMinusScalar {
+    float s;
+    float f(float x) const { return s - x; }
+    float df(float, float) const { return -1.0f; }
+};
+struct MulScalar {
+    float s;
+    float f(float x) const { return x * s; }
+    float df(float, float) const { return s; }
+};
+struct DivScalar {
+    float s;
+    float f(float x) const { return x / s; }
+    float df(float, float) const { return 1.0f / s; }
+};
+struct RDivScalar {
+    float s;
+    float f(float x) const { return s / x; }
+    float df(float x, float) const { return -s / (x * x); }
+};
+struct PowerScalar {
+    float s;
+    float f(float x) const { return std::pow(x, s); }
+    float df(float x, float) const { return s * std::pow(x, s - 1.0f); }
+};
+struct RPowerScalar {
+    float s;
+    float f(float x) const { return std::pow(s, x); }
+    float df(float, float y) const { return y * std::log(s); }
+};
+// MXNet's backward of maximum/minimum with a scalar passes the gradient where x >= s (x <= s).
+struct MaximumScalar {
+    float s;
+    float f(float x) const { return x > s ? x : s; }
+    float df(float x, float) const { return x >= s ? 1.0f : 0.0f; }
+};
+struct MinimumScalar {
+    float s;
+    float f(float x) const { return x < s ? x : s; }
+    float df(float x, float) const { return x <= s ? 1.0f : 0.0f; }
+};
+struct Clip {
+    float lo, hi;
+    float f(float x) const { return x < lo ? lo : (x > hi ? hi : x); }
+    float df(float x, float) const { return x < lo || x > hi ? 0.0f : 1.0f; }
+};
+
+// ---- LeakyReLU variants (leaky_relu-inl.h) -------------------------------------------------------
+
+struct Leaky {
+    float slope;
+    float f(float x) const { return x > 0.0f ? x : slope * x; }
+    float df(float x, float) const { return x > 0.0f ? 1.0f : slope; }
+};
+struct Elu {
+    float alpha;
+    float f(float x) const { return x > 0.0f ? x : alpha * std::expm1(x); }
+    float df(float x, float y) const { return x > 0.0f ? 1.0f : y + alpha; }
+};
+struct Selu {
+    static constexpr float kAlpha = 1.6732632423543772848170429916717f;
+    static constexpr float kLambda = 1.0507009873554804934193349852946f;
+    float f(float x) const { return kLambda * (x > 0.0f ? x : kAlpha * std::expm1(x)); }
+    float df(float x, float y) const { return x > 0.0f ? kLambda : y + kLambda * kAlpha; }
+};
+// The exact (erf) form MXNet 1.9.1 uses, not the tanh approximation.
+struct Gelu {
+    float f(float x) const { return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(std::numbers::sqrt2 / 2))); }
+    float df(float x, float) const {
+        constexpr auto kInvSqrt2Pi = static_cast<float>(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+        return 0.5f * (1.0f + std::erf(x * static_cast<float>(std::numbers::sqrt2 / 2))) +
+               x * kInvSqrt2Pi * std::exp(-0.5f * x * x);
+    }
+};
+
+template <typename F>
+std::unique_ptr<CpuKernel> unaryKernel(F fn) {
+    return makeLambdaKernel(
+        [fn](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
+            const float* x = in[0].data;
+            float* y = out[0].data;
+            for (int64_t i = 0, n = in[0].size(); i < n; ++i) {
+                y[i] = fn.f(x[i]);
+            }
+        },
+        [fn](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out,
+             std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) {
+            if (!inGrad[0].defined()) {
+                return;
+            }
+            const float* x = in[0].data;
+            const float* y = out[0].data;
+            const float* dy = outGrad[0].data;
+            float* g = inGrad[0].data;
+            for (int64_t i = 0, n = in[0].size(); i < n; ++i) {
+                g[i] = dy[i] * fn.df(x[i], y[i]);
+            }
+        });
+}
+
+template <typename F>
+CpuKernelFactory unaryFactory() {
+    return [](const KernelSetup&, CpuDnnl&) { return unaryKernel(F{}); };
+}
+
+template <typename F>
+CpuKernelFactory scalarFactory() {
+    return [](const KernelSetup& setup, CpuDnnl&) {
+        const OpAttrs attrs(setup.node);
+        return unaryKernel(F{static_cast<float>(attrs.getFloat("scalar", 1.0))});
+    };
+}
+
+std::unique_ptr<CpuKernel> makeActivation(const KernelSetup& setup, CpuDnnl&) {
+    const OpAttrs attrs(setup.node);
+    const std::string type = attrs.getEnum("act_type", "relu", {"relu", "sigmoid", "tanh", "softrelu", "softsign"});
+    if (type == "relu") {
+        return unaryKernel(Relu{});
+    }
+    if (type == "sigmoid") {
+        return unaryKernel(Sigmoid{});
+    }
+    if (type == "tanh") {
+        return unaryKernel(Tanh{});
+    }
+    if (type == "softrelu") {
+        return unaryKernel(SoftRelu{});
+    }
+    return unaryKernel(SoftSign{});
+}
+
+std::unique_ptr<CpuKernel> makeClip(const KernelSetup& setup, CpuDnnl&) {
+    const OpAttrs attrs(setup.node);
+    return unaryKernel(Clip{static_cast<float>(attrs.getFloat("a_min", 0.0)),
+                            static_cast<float>(attrs.getFloat("a_max", 0.0))});
+}
+
+// prelu: y = x > 0 ? x : gamma[c] * x, c the index along axis 1 (or one gamma for all).
+class PReluKernel final : public CpuKernel {
+public:
+    explicit PReluKernel(const KernelSetup& setup) {
+        const Shape& data = setup.inShapes[0];
+        m_outer = data[0];
+        m_channels = data[1];
+        m_inner = shapeSize(data) / (m_outer * m_channels);
+        m_sharedGamma = shapeSize(setup.inShapes[1]) == 1;
+    }
+
+    void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        const float* x = in[0].data;
+        float* y = out[0].data;
+        for (int64_t o = 0; o < m_outer; ++o) {
+            for (int64_t c = 0; c < m_channels; ++c) {
+                const float a = in[1].data[m_sharedGamma ? 0 : c];
+                const int64_t base = (o * m_channels + c) * m_inner;
+                for (int64_t i = base; i < base + m_inner; ++i) {
+                    y[i] = x[i] > 0.0f ? x[i] : a * x[i];
+                }
+            }
+        }
+    }
+
+    void backward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray>,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        const float* x = in[0].data;
+        const float* dy = outGrad[0].data;
+        float* gx = inGrad[0].data;
+        float* gGamma = inGrad[1].data;
+        if (gGamma != nullptr) {
+            std::fill_n(gGamma, inGrad[1].size(), 0.0f);
+        }
+        for (int64_t o = 0; o < m_outer; ++o) {
+            for (int64_t c = 0; c < m_channels; ++c) {
+                const int64_t k = m_sharedGamma ? 0 : c;
+                const float a = in[1].data[k];
+                const int64_t base = (o * m_channels + c) * m_inner;
+                if (gx != nullptr) {
+                    for (int64_t i = base; i < base + m_inner; ++i) {
+                        gx[i] = x[i] > 0.0f ? dy[i] : a * dy[i];
+                    }
+                }
+                if (gGamma != nullptr) {
+                    float sum = 0.0f;
+                    for (int64_t i = base; i < base + m_inner; ++i) {
+                        sum += x[i] > 0.0f ? 0.0f : x[i] * dy[i];
+                    }
+                    gGamma[k] += sum;
+                }
+            }
+        }
+    }
+
+private:
+    int64_t m_outer = 1, m_channels = 1, m_inner = 1;
+    bool m_sharedGamma = false;
+};
+
+std::unique_ptr<CpuKernel> makeLeakyReLU(const KernelSetup& setup, CpuDnnl&) {
+    const OpAttrs attrs(setup.node);
+    const std::string type = attrs.getString("act_type", "leaky");
+    if (type == "rrelu") {
+        attrs.fail("act_type rrelu (randomized leaky ReLU) is not supported");
+    }
+    attrs.getEnum("act_type", "leaky", {"leaky", "elu", "selu", "gelu", "prelu"});
+    const auto slope = static_cast<float>(attrs.getFloat("slope", 0.25));
+    if (type == "leaky") {
+        return unaryKernel(Leaky{slope});
+    }
+    if (type == "elu") {
+        return unaryKernel(Elu{slope});
+    }
+    if (type == "selu") {
+        return unaryKernel(Selu{});
+    }
+    if (type == "gelu") {
+        return unaryKernel(Gelu{});
+    }
+    return std::make_unique<PReluKernel>(setup);
+}
+
+// ---- broadcasting iteration -------------------------------------------------------------------
+
+// Walks an output shape in row-major order with the offsets of two operands read at each element
+// (stride 0 along the dims they broadcast). Dims of size 1 are dropped and neighbours that are
+// contiguous for both operands are merged, so (N,C,H,W) against (1,C,1,1) runs as (N, C, H*W).
+class BroadcastPlan {
+public:
+    BroadcastPlan() = default;
+    BroadcastPlan(const Shape& out, const Shape& a, const Shape& b) {
+        const std::vector<int64_t> sa = strides(a, out);
+        const std::vector<int64_t> sb = strides(b, out);
+        for (std::size_t d = 0; d < out.size(); ++d) {
+            if (out[d] == 1) {
+                continue;
+            }
+            if (!m_dims.empty() && m_sa.back() == sa[d] * out[d] && m_sb.back() == sb[d] * out[d]) {
+                m_dims.back() *= out[d];
+                m_sa.back() = sa[d];
+                m_sb.back() = sb[d];
+                continue;
+            }
+            m_dims.push_back(out[d]);
+            m_sa.push_back(sa[d]);
+            m_sb.push_back(sb[d]);
+        }
+        if (m_dims.empty()) {
+            m_dims = {1};
+            m_sa = {0};
+            m_sb = {0};
+        }
+        m_index.assign(m_dims.size(), 0);
+    }
+
+    // body(i, offsetA, offsetB) for every output element i.
+    template <typename Body>
+    void forEach(Body body) {
+        const std::size_t nd = m_dims.size();
+        const int64_t inner = m_dims[nd - 1];
+        const int64_t ia = m_sa[nd - 1], ib = m_sb[nd - 1];
+        int64_t total = 1;
+        for (int64_t d : m_dims) {
+            total *= d;
+        }
+        std::fill(m_index.begin(), m_index.end(), 0);
+        int64_t oa = 0, ob = 0;
+        for (int64_t base = 0; base < total; base += inner) {
+            for (int64_t j = 0; j < inner; ++j) {
+                body(base + j, oa + j * ia, ob + j * ib);
+            }
+            for (std::size_t d = nd - 1; d-- > 0;) {
+                ++m_index[d];
+                oa += m_sa[d];
+                ob += m_sb[d];
+                if (m_index[d] < m_dims[d]) {
+                    break;
+                }
+                oa -= m_sa[d] * m_dims[d];
+                ob -= m_sb[d] * m_dims[d];
+                m_index[d] = 0;
+            }
+        }
+    }
+
+private:
+    // Strides of `shape` read at the indices of `out`, right-aligned (numpy's rank extension).
+    static std::vector<int64_t> strides(const Shape& shape, const Shape& out) {
+        std::vector<int64_t> s(out.size(), 0);
+        int64_t stride = 1;
+        for (std::size_t k = shape.size(); k-- > 0;) {
+            s[k + out.size() - shape.size()] = shape[k] == 1 ? 0 : stride;
+            stride *= shape[k];
+        }
+        return s;
+    }
+
+    Shape m_dims;
+    std::vector<int64_t> m_sa, m_sb, m_index;
+};
+
+// ---- binary ops: f(a, b) and its partial derivatives ------------------------------------------
+
+struct Add {
+    static float f(float a, float b) { return a + b; }
+    static float da(float, float) { return 1.0f; }
+    static float db(float, float) { return 1.0f; }
+};
+struct Sub {
+    static float f(float a, float b) { return a - b; }
+    static float da(float, float) { return 1.0f; }
+    static float db(float, float) { return -1.0f; }
+};
+struct Mul {
+    static float f(float a, float b) { return a * b; }
+    static float da(float, float b) { return b; }
+    static float db(float a, float) { return a; }
+};
+struct Div {
+    static float f(float a, float b) { return a / b; }
+    static float da(float, float b) { return 1.0f / b; }
+    static float db(float a, float b) { return -a / (b * b); }
+};
+
+// elemwise_*: both operands of the output's shape.
+template <typename F>
+std::unique_ptr<CpuKernel> elemwiseBinaryKernel() {
+    return makeLambdaKernel(
+        [](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
+            const float* a = in[0].data;
+            const float* b = in[1].data;
+            float* y = out[0].data;
+            for (int64_t i = 0, n = out[0].size(); i < n; ++i) {
+                y[i] = F::f(a[i], b[i]);
+            }
+        },
+        [](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray>,
+           std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) {
+            const float* a = in[0].data;
+            const float* b = in[1].data;
+            const float* dy = outGrad[0].data;
+            const int64_t n = outGrad[0].size();
+            if (float* ga = inGrad[0].data) {
+                for (int64_t i = 0; i < n; ++i) {
+                    ga[i] = dy[i] * F::da(a[i], b[i]);
+                }
+            }
+            if (float* gb = inGrad[1].data) {
+                for (int64_t i = 0; i < n; ++i) {
+                    gb[i] = dy[i] * F::db(a[i], b[i]);
+                }
+            }
+        });
+}
+
+// broadcast_*: the backward sums each operand's gradient over the axes it was broadcast along.
+template <typename F>
+class BroadcastBinaryKernel final : public CpuKernel {
+public:
+    explicit BroadcastBinaryKernel(const KernelSetup& setup)
+        : m_plan(setup.outShapes[0], setup.inShapes[0], setup.inShapes[1]) {}
+
+    void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        const float* a = in[0].data;
+        const float* b = in[1].data;
+        float* y = out[0].data;
+        m_plan.forEach([&](int64_t i, int64_t ia, int64_t ib) { y[i] = F::f(a[ia], b[ib]); });
+    }
+
+    void backward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray>,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        const float* a = in[0].data;
+        const float* b = in[1].data;
+        const float* dy = outGrad[0].data;
+        float* ga = inGrad[0].data;
+        float* gb = inGrad[1].data;
+        if (ga != nullptr) {
+            std::fill_n(ga, inGrad[0].size(), 0.0f);
+            m_plan.forEach([&](int64_t i, int64_t ia, int64_t ib) { ga[ia] += dy[i] * F::da(a[ia], b[ib]); });
+        }
+        if (gb != nullptr) {
+            std::fill_n(gb, inGrad[1].size(), 0.0f);
+            m_plan.forEach([&](int64_t i, int64_t ia, int64_t ib) { gb[ib] += dy[i] * F::db(a[ia], b[ib]); });
+        }
+    }
+
+private:
+    BroadcastPlan m_plan;
+};
+
+template <typename F>
+CpuKernelFactory broadcastFactory() {
+    return [](const KernelSetup& setup, CpuDnnl&) -> std::unique_ptr<CpuKernel> {
+        return std::make_unique<BroadcastBinaryKernel<F>>(setup);
+    };
+}
+
+// add_n: y = sum of all inputs; every input's gradient is dy.
+std::unique_ptr<CpuKernel> makeAddN(const KernelSetup&, CpuDnnl&) {
+    return makeLambdaKernel(
+        [](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
+            float* y = out[0].data;
+            const int64_t n = out[0].size();
+            std::copy_n(in[0].data, n, y);
+            for (std::size_t k = 1; k < in.size(); ++k) {
+                const float* x = in[k].data;
+                for (int64_t i = 0; i < n; ++i) {
+                    y[i] += x[i];
+                }
+            }
+        },
+        [](const CpuContext&, std::span<const CpuArray>, std::span<const CpuArray>,
+           std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) {
+            for (const CpuArray& g : inGrad) {
+                if (g.defined()) {
+                    std::copy_n(outGrad[0].data, g.size(), g.data);
+                }
+            }
+        });
+}
+
+// ---- softmax, log_softmax -------------------------------------------------------------------------
+
+// Over `axis` of x / temperature. Backward (softmax-inl.h): softmax gx = y * (dy - sum(dy * y)) / T;
+// log_softmax gx = (dy - exp(y) * sum(dy)) / T.
+class SoftmaxKernel final : public CpuKernel {
+public:
+    SoftmaxKernel(const KernelSetup& setup, bool log) : m_log(log) {
+        const OpAttrs attrs(setup.node);
+        const Shape& shape = setup.inShapes[0];
+        auto axis = attrs.getInt("axis", -1);
+        axis = axis < 0 ? axis + static_cast<int64_t>(shape.size()) : axis;
+        for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+            (d < axis ? m_outer : d == axis ? m_length : m_inner) *= shape[static_cast<std::size_t>(d)];
+        }
+        m_invTemperature = 1.0f / static_cast<float>(attrs.has("temperature") ? attrs.getFloat("temperature", 1.0) : 1.0);
+    }
+
+    void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        for (int64_t o = 0; o < m_outer; ++o) {
+            for (int64_t s = 0; s < m_inner; ++s) {
+                const float* x = in[0].data + o * m_length * m_inner + s;
+                float* y = out[0].data + o * m_length * m_inner + s;
+                float maxValue = -INFINITY;
+                for (int64_t c = 0; c < m_length; ++c) {
+                    maxValue = std::max(maxValue, x[c * m_inner] * m_invTemperature);
+                }
+                float sum = 0.0f;
+                for (int64_t c = 0; c < m_length; ++c) {
+                    const float shifted = x[c * m_inner] * m_invTemperature - maxValue;
+                    y[c * m_inner] = m_log ? shifted : std::exp(shifted);
+                    sum += std::exp(shifted);
+                }
+                const float logSum = std::log(sum);
+                for (int64_t c = 0; c < m_length; ++c) {
+                    y[c * m_inner] = m_log ? y[c * m_inner] - logSum : y[c * m_inner] / sum;
+                }
+            }
+        }
+    }
+
+    void backward(const CpuContext&, std::span<const CpuArray>, std::span<const CpuArray> out,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        if (!inGrad[0].defined()) {
+            return;
+        }
+        for (int64_t o = 0; o < m_outer; ++o) {
+            for (int64_t s = 0; s < m_inner; ++s) {
+                const int64_t base = o * m_length * m_inner + s;
+                const float* y = out[0].data + base;
+                const float* dy = outGrad[0].data + base;
+                float* g = inGrad[0].data + base;
+                float sum = 0.0f;
+                for (int64_t c = 0; c < m_length; ++c) {
+                    sum += m_log ? dy[c * m_inner] : dy[c * m_inner] * y[c * m_inner];
+                }
+                for (int64_t c = 0; c < m_length; ++c) {
+                    const int64_t k = c * m_inner;
+                    g[k] = (m_log ? dy[k] - std::exp(y[k]) * sum : y[k] * (dy[k] - sum)) * m_invTemperature;
+                }
+            }
+        }
+    }
+
+private:
+    bool m_log = false;
+    int64_t m_outer = 1, m_length = 1, m_inner = 1;
+    float m_invTemperature = 1.0f;
+};
+
+// ---- sum, mean --------------------------------------------------------------------------------------
+
+// Iterates the input with the output read at stride 0 along the reduced axes; accumulates in double
+// (a scratch buffer made once) so that long reductions do not lose low bits.
+class ReduceKernel final : public CpuKernel {
+public:
+    ReduceKernel(const KernelSetup& setup, bool mean) {
+        const OpAttrs attrs(setup.node);
+        const Shape& data = setup.inShapes[0];
+        const std::vector<bool> reduced = elemwiseReducedAxes(attrs, data);
+        Shape kept = data;  // the output with keepdims, for the iteration's strides
+        int64_t count = 1;
+        for (std::size_t d = 0; d < data.size(); ++d) {
+            if (reduced[d]) {
+                count *= data[d];
+                kept[d] = 1;
+            }
+        }
+        m_scale = mean ? 1.0 / static_cast<double>(count) : 1.0;
+        m_plan = BroadcastPlan(data, data, kept);
+        m_accumulator.resize(static_cast<std::size_t>(shapeSize(kept)));
+    }
+
+    void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        std::fill(m_accumulator.begin(), m_accumulator.end(), 0.0);
+        const float* x = in[0].data;
+        double* acc = m_accumulator.data();
+        m_plan.forEach([&](int64_t, int64_t ix, int64_t iy) { acc[iy] += x[ix]; });
+        for (std::size_t i = 0; i < m_accumulator.size(); ++i) {
+            out[0].data[i] = static_cast<float>(m_accumulator[i] * m_scale);
+        }
+    }
+
+    void backward(const CpuContext&, std::span<const CpuArray>, std::span<const CpuArray>,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        if (!inGrad[0].defined()) {
+            return;
+        }
+        const float* dy = outGrad[0].data;
+        float* g = inGrad[0].data;
+        const auto scale = static_cast<float>(m_scale);
+        m_plan.forEach([&](int64_t, int64_t ix, int64_t iy) { g[ix] = dy[iy] * scale; });
+    }
+
+private:
+    BroadcastPlan m_plan;
+    double m_scale = 1.0;
+    std::vector<double> m_accumulator;
+};
+
+// ---- Dropout ------------------------------------------------------------------------------------------
+
+uint64_t splitmix64(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+uint64_t fnv1a(std::string_view s) {
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (char c : s) {
+        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
+    }
+    return h;
+}
+
+// Outputs (output, mask). The mask holds what MXNet's does: 1/(1-p) where kept, 0 where dropped,
+// so output = data * mask and the backward is dy * mask. It is a pure function of (seed, step, node
+// name, element index), counter-based rather than a stateful generator, so a forward pass can be
+// repeated exactly (gradient checks, recomputation) and two Dropout nodes draw different masks.
+class DropoutKernel final : public CpuKernel {
+public:
+    explicit DropoutKernel(const KernelSetup& setup) {
+        const OpAttrs attrs(setup.node);
+        m_p = static_cast<float>(attrs.getFloat("p", 0.5));
+        m_always = attrs.getEnum("mode", "training", {"training", "always"}) == "always";
+        m_nameHash = fnv1a(setup.node.name);
+    }
+
+    void forward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        const float* x = in[0].data;
+        float* y = out[0].data;
+        float* mask = out[1].data;
+        const int64_t n = in[0].size();
+        if (!(m_always || ctx.exec.training) || m_p == 0.0f) {
+            std::copy_n(x, n, y);
+            std::fill_n(mask, n, 1.0f);
+            return;
+        }
+        const float scale = m_p < 1.0f ? 1.0f / (1.0f - m_p) : 0.0f;
+        const uint64_t key = splitmix64(splitmix64(ctx.exec.seed ^ m_nameHash) ^ static_cast<uint64_t>(ctx.exec.step));
+        for (int64_t i = 0; i < n; ++i) {
+            // The top 24 bits as a uniform float in [0, 1): exact, so u >= p keeps with probability 1 - p.
+            const float u = static_cast<float>(splitmix64(key + static_cast<uint64_t>(i)) >> 40) * 0x1p-24f;
+            mask[i] = u >= m_p ? scale : 0.0f;
+            y[i] = x[i] * mask[i];
+        }
+    }
+
+    void backward(const CpuContext&, std::span<const CpuArray>, std::span<const CpuArray> out,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        if (!inGrad[0].defined()) {
+            return;
+        }
+        const float* mask = out[1].data;
+        const float* dy = outGrad[0].data;
+        float* g = inGrad[0].data;
+        for (int64_t i = 0, n = inGrad[0].size(); i < n; ++i) {
+            g[i] = dy[i] * mask[i];
+        }
+    }
+
+private:
+    float m_p = 0.5f;
+    bool m_always = false;
+    uint64_t m_nameHash = 0;
+};
+
+}  // namespace
+
+void addCpuElemwiseKernels(CpuKernelTable& table) {
+    table.add("Activation", makeActivation);
+    table.add("LeakyReLU", makeLeakyReLU);
+
+    table.add("relu", unaryFactory<Relu>());
+    table.add("sigmoid", unaryFactory<Sigmoid>());
+    table.add("tanh", unaryFactory<Tanh>());
+    table.add("exp", unaryFactory<Exp>());
+    table.add("log", unaryFactory<Log>());
+    table.add("sqrt", unaryFactory<Sqrt>());
+    table.add("square", unaryFactory<Square>());
+    table.add("sin", unaryFactory<Sin>());
+    table.add("cos", unaryFactory<Cos>());
+    table.add("abs", unaryFactory<Abs>());
+    table.add("negative", unaryFactory<Negative>());
+    table.add("reciprocal", unaryFactory<Reciprocal>());
+    table.add("rsqrt", unaryFactory<Rsqrt>());
+
+    table.add("_plus_scalar", scalarFactory<PlusScalar>());
+    table.add("_minus_scalar", scalarFactory<MinusScalar>());
+    table.add("_rminus_scalar", scalarFactory<RMinusScalar>());
+    table.add("_mul_scalar", scalarFactory<MulScalar>());
+    table.add("_div_scalar", scalarFactory<DivScalar>());
+    table.add("_rdiv_scalar", scalarFactory<RDivScalar>());
+    table.add("_power_scalar", scalarFactory<PowerScalar>());
+    table.add("_rpower_scalar", scalarFactory<RPowerScalar>());
+    table.add("_maximum_scalar", scalarFactory<MaximumScalar>());
+    table.add("_minimum_scalar", scalarFactory<MinimumScalar>());
+    table.add("clip", makeClip);
+
+    table.add("elemwise_add", [](const KernelSetup&, CpuDnnl&) { return elemwiseBinaryKernel<Add>(); });
+    table.add("elemwise_sub", [](const KernelSetup&, CpuDnnl&) { return elemwiseBinaryKernel<Sub>(); });
+    table.add("elemwise_mul", [](const KernelSetup&, CpuDnnl&) { return elemwiseBinaryKernel<Mul>(); });
+    table.add("elemwise_div", [](const KernelSetup&, CpuDnnl&) { return elemwiseBinaryKernel<Div>(); });
+    table.add("broadcast_add", broadcastFactory<Add>());
+    table.add("broadcast_sub", broadcastFactory<Sub>());
+    table.add("broadcast_mul", broadcastFactory<Mul>());
+    table.add("broadcast_div", broadcastFactory<Div>());
+    table.add("add_n", makeAddN);
+
+    table.add("softmax", [](const KernelSetup& setup, CpuDnnl&) -> std::unique_ptr<CpuKernel> {
+        return std::make_unique<SoftmaxKernel>(setup, false);
+    });
+    table.add("log_softmax", [](const KernelSetup& setup, CpuDnnl&) -> std::unique_ptr<CpuKernel> {
+        return std::make_unique<SoftmaxKernel>(setup, true);
+    });
+    table.add("sum", [](const KernelSetup& setup, CpuDnnl&) -> std::unique_ptr<CpuKernel> {
+        return std::make_unique<ReduceKernel>(setup, false);
+    });
+    table.add("mean", [](const KernelSetup& setup, CpuDnnl&) -> std::unique_ptr<CpuKernel> {
+        return std::make_unique<ReduceKernel>(setup, true);
+    });
+    table.add("Dropout", [](const KernelSetup& setup, CpuDnnl&) -> std::unique_ptr<CpuKernel> {
+        return std::make_unique<DropoutKernel>(setup);
+    });
+}
 
 }  // namespace ampstudio
