@@ -15,6 +15,26 @@ bool isParameterSlot(std::string_view slot) {
     return std::find(kSlots.begin(), kSlots.end(), slot) != kSlots.end();
 }
 
+bool isCast(std::string_view op) { return op == "amp_cast" || op == "amp_multicast" || op == "Cast"; }
+
+// The node an input really reads: through any amp_cast / amp_multicast / Cast chain (output i of a
+// multicast is input i cast), so that a converted graph's weights, which reach their op through a
+// cast, keep the role they have in the original graph.
+NodeId castSource(const Graph& graph, NodeEntry entry) {
+    for (std::size_t guard = 0; guard < graph.size(); ++guard) {
+        const Node& node = graph.nodes[entry.node];
+        if (node.isVariable() || !isCast(node.op)) {
+            break;
+        }
+        const uint32_t slot = node.op == "amp_multicast" ? entry.index : 0;
+        if (slot >= node.inputs.size()) {
+            break;
+        }
+        entry = node.inputs[slot];
+    }
+    return entry.node;
+}
+
 }  // namespace
 
 std::string_view variableRoleName(VariableRole role) {
@@ -33,13 +53,13 @@ std::vector<VariableRole> classifyVariables(const Graph& graph) {
     const OpRegistry& registry = OpRegistry::instance();
     std::vector<VariableRole> roles(graph.size(), VariableRole::Input);
     for (const Node& node : graph.nodes) {
-        if (node.isVariable()) {
+        if (node.isVariable() || isCast(node.op)) {
             continue;
         }
         const auto names = registry.inputNames(node);
         const auto mutableInputs = registry.mutableInputs(node);
         for (uint32_t i = 0; i < node.inputs.size(); ++i) {
-            const NodeId source = node.inputs[i].node;
+            const NodeId source = castSource(graph, node.inputs[i]);
             if (!graph.nodes[source].isVariable()) {
                 continue;
             }

@@ -15,7 +15,8 @@ enum class VariableRole : uint8_t { Input, Parameter, AuxiliaryState };
 
 std::string_view variableRoleName(VariableRole role);  // "input", "parameter", "auxiliary state"
 
-// One role per node (meaningless for non-variables, which get Input).
+// One role per node (meaningless for non-variables, which get Input). A variable read through
+// amp_cast / amp_multicast / Cast takes its role from the op behind the casts.
 std::vector<VariableRole> classifyVariables(const Graph& graph);
 
 // The name MXNet's Symbol::list_outputs gives an output: the variable's own name, or
