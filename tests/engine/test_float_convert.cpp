@@ -287,6 +287,19 @@ private slots:
             QCOMPARE(std::bit_cast<uint32_t>(backHalf[i]), std::bit_cast<uint32_t>(halfBitsToFloat(half[i])));
             QCOMPARE(std::bit_cast<uint32_t>(backBf[i]), std::bit_cast<uint32_t>(bfloat16BitsToFloat(bf[i])));
         }
+        // Every half pattern through the bulk path (F16C where the CPU has it) and back.
+        std::vector<uint16_t> all(65536);
+        for (uint32_t p = 0; p < 65536; ++p) {
+            all[p] = static_cast<uint16_t>(p);
+        }
+        std::vector<float> widened(all.size());
+        halfToFloats(all, widened);
+        std::vector<uint16_t> narrowed(all.size());
+        floatsToHalf(widened, narrowed);
+        for (uint32_t p = 0; p < 65536; ++p) {
+            QCOMPARE(std::bit_cast<uint32_t>(widened[p]), std::bit_cast<uint32_t>(halfBitsToFloat(all[p])));
+            QCOMPARE(narrowed[p], floatToHalfBits(widened[p]));
+        }
     }
 
     void bulkRejectsLengthMismatch() {
