@@ -1,0 +1,554 @@
+#include "train/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+#include "exec/executor.h"
+#include "exec/param_init.h"
+#include "formats/symbol_json.h"
+#include "ops/op_registry.h"
+#include "ops/op_spec.h"
+#include "ops/variable_roles.h"
+#include "tensor/float_convert.h"
+#include "train/batch_iterator.h"
+
+namespace ampstudio {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<float> recordToFloats(const NDArrayRecord& record) {
+    const auto n = static_cast<std::size_t>(record.elementCount());
+    std::vector<float> out(n);
+    switch (record.dtype) {
+        case DType::F32: std::memcpy(out.data(), record.data.data(), n * sizeof(float)); break;
+        case DType::F16:
+        case DType::BF16: {
+            std::vector<uint16_t> bits(n);
+            std::memcpy(bits.data(), record.data.data(), n * sizeof(uint16_t));
+            record.dtype == DType::F16 ? halfToFloats(bits, out) : bfloat16ToFloats(bits, out);
+            break;
+        }
+        default:
+            throw std::invalid_argument("parameter '" + std::string(record.bareName()) + "' is stored as " +
+                                        std::string(dtypeName(record.dtype)) + "; only float32, float16 and bfloat16 load");
+    }
+    return out;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string s;
+    for (const std::string& n : names) {
+        s += (s.empty() ? "" : ", ") + n;
+    }
+    return s;
+}
+
+}  // namespace
+
+std::string_view optimizerName(OptimizerKind kind) {
+    switch (kind) {
+        case OptimizerKind::Sgd: return "sgd";
+        case OptimizerKind::Adam: return "adam";
+        case OptimizerKind::AdamW: return "adamw";
+    }
+    return "sgd";
+}
+
+OptimizerKind parseOptimizer(std::string_view text) {
+    if (text == "sgd") return OptimizerKind::Sgd;
+    if (text == "adam") return OptimizerKind::Adam;
+    if (text == "adamw") return OptimizerKind::AdamW;
+    throw std::invalid_argument("unknown optimizer '" + std::string(text) + "' (accepted: sgd, adam, adamw)");
+}
+
+Trainer::Trainer(const Graph& model, const NDArrayList* params, const Dataset& train, const Dataset* validation,
+                 const TrainerSettings& settings, Backend& backend, MetricsSink* sink)
+    : m_original(model), m_train(train), m_validation(validation), m_settings(settings), m_backend(backend),
+      m_sink(sink) {
+    if (settings.batchSize < 1) {
+        throw std::invalid_argument("the batch size must be at least 1");
+    }
+    if (settings.epochs < 1 && settings.maxSteps < 1) {
+        throw std::invalid_argument("give at least one epoch or one step");
+    }
+    if (!(settings.clipNorm >= 0.0)) {
+        throw std::invalid_argument("the clipping norm must be positive (or 0 for none)");
+    }
+    if (train.size() < settings.batchSize) {
+        throw std::invalid_argument("the training set '" + train.name + "' has " + std::to_string(train.size()) +
+                                    " samples, fewer than one batch of " + std::to_string(settings.batchSize));
+    }
+    m_original.validate();
+
+    // The loss head, its label, and the one data input.
+    for (const NodeEntry& head : m_original.heads) {
+        const Node& node = m_original.nodes[head.node];
+        const OpSpec* spec = node.isVariable() ? nullptr : opSpecs().find(node.op);
+        if (spec != nullptr && spec->kind == OpKind::Loss) {
+            m_lossOp = std::string(OpRegistry::instance().canonicalName(node.op));
+            if (node.inputs.size() >= 2 && m_original.nodes[node.inputs[1].node].isVariable()) {
+                m_labelName = m_original.nodes[node.inputs[1].node].name;
+            }
+            break;
+        }
+    }
+    if (m_lossOp.empty()) {
+        throw std::invalid_argument(
+            "the model has no loss head to train (SoftmaxOutput, LinearRegressionOutput, LogisticRegressionOutput, "
+            "MAERegressionOutput or MakeLoss among its outputs)");
+    }
+    const std::vector<VariableRole> roles = classifyVariables(m_original);
+    std::vector<std::string> dataInputs;
+    std::set<std::string> inputs;
+    for (NodeId n = 0; n < m_original.size(); ++n) {
+        if (m_original.nodes[n].isVariable() && roles[n] == VariableRole::Input) {
+            inputs.insert(m_original.nodes[n].name);
+            if (m_original.nodes[n].name != m_labelName) {
+                dataInputs.push_back(m_original.nodes[n].name);
+            }
+        }
+    }
+    if (dataInputs.size() != 1) {
+        throw std::invalid_argument(dataInputs.empty() ? std::string("the model has no data input")
+                                                       : "the model has several data inputs (" + joined(dataInputs) +
+                                                             "); training feeds exactly one");
+    }
+    m_dataName = dataInputs[0];
+    const bool classification = train.task == DatasetTask::Classification;
+    if (m_lossOp == "SoftmaxOutput" && !classification) {
+        throw std::invalid_argument("the model ends in SoftmaxOutput (classification) but '" + train.name +
+                                    "' is a regression dataset");
+    }
+    if (m_lossOp != "SoftmaxOutput" && m_lossOp != "MakeLoss" && classification) {
+        throw std::invalid_argument("the model ends in " + m_lossOp + " (regression) but '" + train.name +
+                                    "' is a classification dataset");
+    }
+
+    // The mode's graph, bound for one batch.
+    m_prepared = prepareModel(m_original, settings.precision, settings.lists, inputs);
+    BindOptions bind;
+    Shape dataShape{settings.batchSize};
+    dataShape.insert(dataShape.end(), train.sampleShape.begin(), train.sampleShape.end());
+    bind.shapes[m_dataName] = dataShape;
+    bind.dtypes = m_prepared.parameterDtypes;
+    bind.forTraining = true;
+    m_executor = std::make_unique<Executor>(m_prepared.graph, backend, bind);
+    for (NodeEntry head : m_executor->graph().heads) {
+        const Node& node = m_executor->graph().nodes[head.node];
+        if (!node.isVariable() && OpRegistry::instance().canonicalName(node.op) == m_lossOp) {
+            m_lossHead = head;
+            break;
+        }
+    }
+    if (!m_labelName.empty()) {
+        const Tensor& label = m_executor->value(m_labelName);
+        if (label.size() != settings.batchSize) {
+            throw std::invalid_argument("the label '" + m_labelName + "' has shape " + shapeString(label.shape()) +
+                                        " but the dataset gives one " + (classification ? "class" : "target") +
+                                        " per sample");
+        }
+    }
+
+    // Parameter values: from the file, else by MXNet's conventions; masters and optimizer state in f32.
+    auto initial = [&](const std::string& name, const Shape& shape) {
+        if (params != nullptr) {
+            const int index = params->find(name);
+            if (index >= 0) {
+                const NDArrayRecord& record = params->arrays[static_cast<std::size_t>(index)];
+                if (record.shape != shape) {
+                    throw std::invalid_argument("parameter '" + name + "' has shape " + shapeString(record.shape) +
+                                                " in the file but the model needs " + shapeString(shape));
+                }
+                return recordToFloats(record);
+            }
+        }
+        return initialParameterValues(name, shape, settings.seed);
+    };
+    auto upload = [&](const std::vector<float>& values, const Tensor& dst) {
+        if (dst.dtype() == DType::F32) {
+            backend.copyFromHost(values.data(), values.size() * sizeof(float), dst);
+            return;
+        }
+        Tensor f32 = backend.allocate(dst.shape(), DType::F32);
+        backend.copyFromHost(values.data(), values.size() * sizeof(float), f32);
+        backend.convert(f32, dst);
+    };
+    const bool needsState2 = settings.optimizer.kind != OptimizerKind::Sgd;
+    const bool needsState1 = needsState2 || settings.optimizer.momentum != 0.0;
+    for (const std::string& name : m_executor->parameterNames()) {
+        Parameter p;
+        p.name = name;
+        p.value = m_executor->value(name);
+        p.gradient = m_executor->gradient(name);
+        if (!p.gradient) {
+            continue;  // not reachable from the loss
+        }
+        const std::vector<float> values = initial(name, p.value.shape());
+        if (p.value.dtype() == DType::F32) {
+            p.master = p.value;
+            p.masterGradient = p.gradient;
+        } else {
+            p.master = backend.allocate(p.value.shape(), DType::F32);
+            p.masterGradient = backend.allocate(p.value.shape(), DType::F32);
+        }
+        upload(values, p.master);
+        if (p.master.storage() != p.value.storage()) {
+            backend.convert(p.master, p.value);
+        }
+        if (needsState1) {
+            p.state1 = backend.allocate(p.value.shape(), DType::F32);
+            backend.fill(p.state1, 0.0f);
+        }
+        if (needsState2) {
+            p.state2 = backend.allocate(p.value.shape(), DType::F32);
+            backend.fill(p.state2, 0.0f);
+        }
+        m_masterGrads.push_back(p.masterGradient);
+        m_params.push_back(std::move(p));
+    }
+    for (const std::string& name : m_executor->auxiliaryNames()) {
+        const Tensor& value = m_executor->value(name);
+        upload(initial(name, value.shape()), value);
+    }
+
+    // Loss scaling.
+    m_scaler = LossScaler::fromPreset(settings.scalerPreset.empty() ? defaultScalerPreset(settings.precision)
+                                                                   : settings.scalerPreset);
+    if (settings.initScale) {
+        m_scaler.setInitScale(*settings.initScale);
+    }
+    if (settings.growthInterval) {
+        m_scaler.setGrowthInterval(*settings.growthInterval);
+    }
+
+    const int64_t perEpoch = train.size() / settings.batchSize;
+    m_totalSteps = settings.epochs >= 1 ? perEpoch * settings.epochs : settings.maxSteps;
+    if (settings.maxSteps > 0) {
+        m_totalSteps = std::min(m_totalSteps, settings.maxSteps);
+    }
+    m_hostFeatures.resize(static_cast<std::size_t>(m_executor->value(m_dataName).size()));
+    if (!m_labelName.empty()) {
+        m_hostLabels.resize(static_cast<std::size_t>(settings.batchSize));
+    }
+}
+
+Trainer::~Trainer() = default;
+
+void Trainer::setEpochCallback(std::function<void(const EpochMetrics&, const TrainingSummary&)> callback) {
+    m_epochCallback = std::move(callback);
+}
+
+void Trainer::requestStop() {
+    m_stop = true;
+    std::lock_guard lock(m_pauseMutex);
+    m_pauseChanged.notify_all();
+}
+
+void Trainer::setPaused(bool paused) {
+    m_paused = paused;
+    std::lock_guard lock(m_pauseMutex);
+    m_pauseChanged.notify_all();
+}
+
+void Trainer::waitWhilePaused() {
+    std::unique_lock lock(m_pauseMutex);
+    m_pauseChanged.wait(lock, [&] { return !m_paused.load() || m_stop.load(); });
+}
+
+std::string Trainer::describe() const {
+    std::ostringstream s;
+    s << precisionModeName(m_settings.precision) << ", loss scale " << m_scaler.presetName() << " from "
+      << m_scaler.scale() << ", " << optimizerName(m_settings.optimizer.kind) << " lr " << m_settings.schedule.baseLr
+      << " (" << m_settings.schedule.describe() << "), batch " << m_settings.batchSize << ", " << m_totalSteps
+      << " steps, on " << m_backend.name();
+    return s.str();
+}
+
+// Copies `rows` samples (and their labels or targets) into the data and label tensors; rows below
+// the batch size are padded with zeros (evaluation of the last batch).
+void Trainer::loadBatch(const float* features, const float* targets, int64_t rows) {
+    const std::size_t sampleSize = m_hostFeatures.size() / static_cast<std::size_t>(m_settings.batchSize);
+    std::fill(m_hostFeatures.begin(), m_hostFeatures.end(), 0.0f);
+    std::copy_n(features, static_cast<std::size_t>(rows) * sampleSize, m_hostFeatures.begin());
+    auto upload = [&](const std::vector<float>& values, const Tensor& dst) {
+        if (dst.dtype() == DType::F32) {
+            m_backend.copyFromHost(values.data(), values.size() * sizeof(float), dst);
+            return;
+        }
+        Tensor f32 = m_backend.allocate(dst.shape(), DType::F32);
+        m_backend.copyFromHost(values.data(), values.size() * sizeof(float), f32);
+        m_backend.convert(f32, dst);
+    };
+    upload(m_hostFeatures, m_executor->value(m_dataName));
+    if (!m_labelName.empty()) {
+        std::fill(m_hostLabels.begin(), m_hostLabels.end(), 0.0f);
+        std::copy_n(targets, static_cast<std::size_t>(rows), m_hostLabels.begin());
+        upload(m_hostLabels, m_executor->value(m_labelName));
+    }
+}
+
+// The loss of the first `rows` rows of the loss head's output, as the op's gradient implies it:
+// cross-entropy for SoftmaxOutput, mean squared error for LinearRegressionOutput, binary
+// cross-entropy for LogisticRegressionOutput, mean absolute error for MAERegressionOutput, the mean
+// output for MakeLoss. `correct` (classification) receives the count of right argmax predictions.
+double Trainer::hostLoss(int64_t rows, double* correct) {
+    const Tensor& out = m_executor->entryValue(m_lossHead);
+    m_hostOutput.resize(static_cast<std::size_t>(out.size()));
+    if (out.dtype() == DType::F32) {
+        m_backend.copyToHost(out, m_hostOutput.data(), m_hostOutput.size() * sizeof(float));
+    } else {
+        Tensor f32 = m_backend.allocate(out.shape(), DType::F32);
+        m_backend.convert(out, f32);
+        m_backend.copyToHost(f32, m_hostOutput.data(), m_hostOutput.size() * sizeof(float));
+    }
+    const int64_t perRow = out.size() / m_settings.batchSize;
+    double sum = 0.0;
+    int64_t right = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* y = m_hostOutput.data() + r * perRow;
+        const double label = m_labelName.empty() ? 0.0 : m_hostLabels[static_cast<std::size_t>(r)];
+        if (m_lossOp == "SoftmaxOutput") {
+            const auto cls = static_cast<int64_t>(label);
+            const double p = cls >= 0 && cls < perRow ? y[cls] : 0.0;
+            sum += -std::log(std::max(p, 1e-30));
+            right += (std::max_element(y, y + perRow) - y) == cls ? 1 : 0;
+            continue;
+        }
+        for (int64_t j = 0; j < perRow; ++j) {
+            const double v = y[j];
+            if (m_lossOp == "LinearRegressionOutput") {
+                sum += (v - label) * (v - label) / static_cast<double>(perRow);
+            } else if (m_lossOp == "LogisticRegressionOutput") {
+                const double p = std::clamp(v, 1e-12, 1.0 - 1e-12);
+                sum += -(label * std::log(p) + (1.0 - label) * std::log(1.0 - p)) / static_cast<double>(perRow);
+            } else if (m_lossOp == "MAERegressionOutput") {
+                sum += std::abs(v - label) / static_cast<double>(perRow);
+            } else {
+                sum += v / static_cast<double>(perRow);
+            }
+        }
+    }
+    if (correct != nullptr) {
+        *correct = static_cast<double>(right);
+    }
+    return sum / static_cast<double>(std::max<int64_t>(rows, 1));
+}
+
+bool Trainer::step(int64_t stepIndex, int64_t epoch, double& loss, StepMetrics& metrics) {
+    const double scale = m_scaler.scale();
+    ExecContext ctx;
+    ctx.training = true;
+    ctx.lossScale = static_cast<float>(scale);
+    ctx.seed = m_settings.seed;
+    ctx.step = stepIndex;
+    m_executor->forward(ctx);
+    m_executor->backward(ctx);
+    loss = hostLoss(m_settings.batchSize, nullptr);
+
+    for (const Parameter& p : m_params) {
+        if (p.masterGradient.storage() != p.gradient.storage()) {
+            m_backend.convert(p.gradient, p.masterGradient);
+        }
+    }
+    const GradientCheck check = m_backend.unscaleAndCheck(
+        m_masterGrads, static_cast<float>(1.0 / (scale * static_cast<double>(m_settings.batchSize))));
+    const bool skipped = m_scaler.update(!check.finite);
+    const double norm = std::sqrt(check.sumOfSquares);
+    const double lr = m_settings.schedule.at(stepIndex, m_totalSteps);
+    if (!skipped) {
+        if (m_settings.clipNorm > 0.0 && norm > m_settings.clipNorm) {
+            m_backend.scale(m_masterGrads, static_cast<float>(m_settings.clipNorm / norm));
+        }
+        const OptimizerSettings& o = m_settings.optimizer;
+        ++m_adamStep;
+        for (const Parameter& p : m_params) {
+            if (o.kind == OptimizerKind::Sgd) {
+                SgdStepParams sgd;
+                sgd.learningRate = static_cast<float>(lr);
+                sgd.momentum = static_cast<float>(o.momentum);
+                sgd.weightDecay = static_cast<float>(o.weightDecay);
+                sgd.nesterov = o.nesterov;
+                m_backend.sgdStep(p.master, p.masterGradient, p.state1, sgd);
+            } else {
+                AdamStepParams adam;
+                adam.learningRate = static_cast<float>(lr);
+                adam.beta1 = static_cast<float>(o.beta1);
+                adam.beta2 = static_cast<float>(o.beta2);
+                adam.epsilon = static_cast<float>(o.epsilon);
+                adam.weightDecay = static_cast<float>(o.weightDecay);
+                adam.decoupledWeightDecay = o.kind == OptimizerKind::AdamW;
+                adam.step = m_adamStep;
+                m_backend.adamStep(p.master, p.masterGradient, p.state1, p.state2, adam);
+            }
+            if (p.master.storage() != p.value.storage()) {
+                m_backend.convert(p.master, p.value);
+            }
+        }
+    }
+    metrics.step = stepIndex;
+    metrics.epoch = epoch;
+    metrics.loss = loss;
+    metrics.lossScale = scale;
+    metrics.skipped = skipped;
+    metrics.gradNorm = norm;
+    metrics.learningRate = lr;
+    metrics.scaleBelowOne = m_scaler.scaleBelowOne();
+    return !skipped;
+}
+
+TrainingSummary Trainer::run() {
+    TrainingSummary summary;
+    BatchOptions options;
+    options.batchSize = m_settings.batchSize;
+    options.shuffle = true;
+    options.seed = m_settings.seed;
+    options.dropLast = true;
+    BatchIterator batches(m_train, options);
+    Batch batch;
+    std::vector<float> targets(static_cast<std::size_t>(m_settings.batchSize));
+    const auto runStart = Clock::now();
+    int64_t stepIndex = 0;
+    for (int64_t epoch = 0; stepIndex < m_totalSteps && !m_stop; ++epoch) {
+        batches.startEpoch(epoch);
+        double lossSum = 0.0;
+        int64_t applied = 0;
+        while (stepIndex < m_totalSteps && batches.next(batch)) {
+            if (m_paused) {
+                waitWhilePaused();
+            }
+            if (m_stop) {
+                break;
+            }
+            const auto start = Clock::now();
+            for (int64_t i = 0; i < batch.size; ++i) {
+                targets[static_cast<std::size_t>(i)] = m_train.task == DatasetTask::Classification
+                                                           ? static_cast<float>(batch.labels[static_cast<std::size_t>(i)])
+                                                           : batch.targets[static_cast<std::size_t>(i)];
+            }
+            loadBatch(batch.features.data(), targets.data(), batch.size);
+            StepMetrics metrics;
+            double loss = 0.0;
+            if (step(stepIndex, epoch, loss, metrics)) {
+                lossSum += loss;
+                ++applied;
+            }
+            const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+            metrics.samplesPerSecond = seconds > 0.0 ? static_cast<double>(batch.size) / seconds : 0.0;
+            if (m_sink != nullptr) {
+                m_sink->push(metrics);
+            }
+            ++stepIndex;
+            m_stepsDone = stepIndex;
+        }
+        if (m_stop) {
+            break;  // a partial epoch gets no epoch record
+        }
+        summary.finalLoss = applied > 0 ? lossSum / static_cast<double>(applied) : NAN;
+        EpochMetrics em;
+        em.epoch = epoch;
+        em.trainLoss = summary.finalLoss;
+        em.validationLoss = NAN;
+        em.validationAccuracy = NAN;
+        if (m_validation != nullptr && m_validation->size() > 0) {
+            const EvaluationResult r = evaluate(*m_validation);
+            em.validationLoss = r.loss;
+            em.validationAccuracy = r.accuracy;
+        }
+        ++summary.epochsCompleted;
+        summary.steps = stepIndex;
+        summary.skippedSteps = m_scaler.skippedSteps();
+        summary.finalLossScale = m_scaler.scale();
+        if (m_sink != nullptr) {
+            m_sink->push(em);
+        }
+        if (m_epochCallback) {
+            m_epochCallback(em, summary);
+        }
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - runStart).count();
+    summary.steps = stepIndex;
+    summary.skippedSteps = m_scaler.skippedSteps();
+    summary.finalLossScale = m_scaler.scale();
+    summary.stopped = m_stop;
+    summary.samplesPerSecond =
+        seconds > 0.0 ? static_cast<double>(stepIndex * m_settings.batchSize) / seconds : 0.0;
+    if (m_sink != nullptr) {
+        m_sink->finish();
+    }
+    return summary;
+}
+
+EvaluationResult Trainer::evaluate(const Dataset& data) {
+    if (data.sampleShape != m_train.sampleShape) {
+        throw std::invalid_argument("dataset '" + data.name + "' has samples of shape " + shapeString(data.sampleShape) +
+                                    " but the model was bound for " + shapeString(m_train.sampleShape));
+    }
+    EvaluationResult result;
+    const int64_t b = m_settings.batchSize;
+    const int64_t sampleSize = data.sampleSize();
+    std::vector<float> targets(static_cast<std::size_t>(b));
+    double lossSum = 0.0, correctSum = 0.0;
+    ExecContext ctx;
+    ctx.training = false;
+    for (int64_t first = 0; first < data.size(); first += b) {
+        const int64_t rows = std::min(b, data.size() - first);
+        for (int64_t i = 0; i < rows; ++i) {
+            const auto s = static_cast<std::size_t>(first + i);
+            targets[static_cast<std::size_t>(i)] =
+                data.task == DatasetTask::Classification ? static_cast<float>(data.labels[s]) : data.targets[s];
+        }
+        loadBatch(data.features.data() + first * sampleSize, targets.data(), rows);
+        m_executor->forward(ctx);
+        double correct = 0.0;
+        lossSum += hostLoss(rows, &correct) * static_cast<double>(rows);
+        correctSum += correct;
+    }
+    result.samples = data.size();
+    result.loss = lossSum / static_cast<double>(std::max<int64_t>(data.size(), 1));
+    result.accuracy = m_lossOp == "SoftmaxOutput" ? correctSum / static_cast<double>(std::max<int64_t>(data.size(), 1))
+                                                   : NAN;
+    return result;
+}
+
+NDArrayList Trainer::parameters() const {
+    NDArrayList list;
+    auto record = [&](const std::string& name, const Tensor& t) {
+        NDArrayRecord r;
+        r.name = name;
+        r.dtype = DType::F32;
+        r.shape = t.shape();
+        r.data.resize(static_cast<std::size_t>(t.size()) * sizeof(float));
+        if (t.dtype() == DType::F32) {
+            m_backend.copyToHost(t, r.data.data(), r.data.size());
+        } else {
+            Tensor f32 = m_backend.allocate(t.shape(), DType::F32);
+            m_backend.convert(t, f32);
+            m_backend.copyToHost(f32, r.data.data(), r.data.size());
+        }
+        list.arrays.push_back(std::move(r));
+    };
+    for (const Parameter& p : m_params) {
+        record("arg:" + p.name, p.master);
+    }
+    for (const std::string& name : m_executor->auxiliaryNames()) {
+        record("aux:" + name, m_executor->value(name));
+    }
+    return list;
+}
+
+std::filesystem::path Trainer::saveCheckpoint(const std::string& prefix, int64_t epoch) const {
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "-%04lld.params", static_cast<long long>(epoch));
+    const std::filesystem::path paramsPath = prefix + suffix;
+    writeSymbolJsonFile(prefix + "-symbol.json", m_original);
+    writeNDArrayListFile(paramsPath, parameters());
+    return paramsPath;
+}
+
+}  // namespace ampstudio

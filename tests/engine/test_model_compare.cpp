@@ -1,0 +1,162 @@
+// compare's arithmetic and plumbing: the error measures on pinned arrays (non-finite values counted,
+// not folded into the maxima), a model against itself is exact, an f16 conversion is close and a
+// bf16 one less close (fewer mantissa bits), nodes are matched by name, and bad inputs are refused.
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "amp/conversion.h"
+#include "backend/backend.h"
+#include "exec/model_compare.h"
+#include "graph_builder.h"
+#include "tensor/seeded_random.h"
+
+using namespace ampstudio;
+using namespace ampstudio::test;
+
+namespace {
+
+// data(4x16) -> fc1(32) -> tanh -> fc2(10) -> softmax
+Graph classifier() {
+    GraphBuilder b;
+    const NodeEntry data = b.addVariable("data");
+    const NodeEntry fc1 = b.addOp("FullyConnected", "fc1", {data, b.addVariable("fc1_weight"), b.addVariable("fc1_bias")},
+                                  {{"num_hidden", "32"}});
+    const NodeEntry act = b.addOp("Activation", "act1", {fc1}, {{"act_type", "tanh"}});
+    const NodeEntry fc2 = b.addOp("FullyConnected", "fc2", {act, b.addVariable("fc2_weight"), b.addVariable("fc2_bias")},
+                                  {{"num_hidden", "10"}});
+    return b.finish({b.addOp("softmax", "prob", {fc2})});
+}
+
+std::map<std::string, HostArray> inputs() {
+    SeededRandom random(3);
+    HostArray data{{4, 16}, std::vector<float>(64)};
+    for (float& v : data.values) {
+        v = static_cast<float>(random.uniform(-2.0, 2.0));
+    }
+    return {{"data", data}};
+}
+
+Graph converted(DType target) {
+    ConversionOptions options;
+    options.lists = AmpLists::defaults(target);
+    return convertGraph(classifier(), options).graph;
+}
+
+const TensorDifference* node(const ModelComparison& c, const std::string& name) {
+    for (const TensorDifference& d : c.nodes) {
+        if (d.name == name) {
+            return &d;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+class TestModelCompare : public QObject {
+    Q_OBJECT
+
+private slots:
+    void measuresOnPinnedArrays() {
+        const TensorDifference d = compareArrays({1.0f, 2.0f, -4.0f}, {1.0f, 2.5f, -4.0f});
+        QCOMPARE(d.maxAbsError, 0.5);
+        QCOMPARE(d.maxRelError, 0.125);  // relative to max |r| = 4, not to the element's 2
+        QVERIFY(std::abs(d.cosine - 22.0 / std::sqrt(21.0 * 23.25)) < 1e-12);
+        QCOMPARE(d.nonFinite, int64_t{0});
+
+        const float inf = std::numeric_limits<float>::infinity();
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const TensorDifference bad = compareArrays({1.0f, nan, 3.0f, 4.0f}, {1.0f, 2.0f, inf, 4.0f});
+        QCOMPARE(bad.nonFinite, int64_t{1});
+        QCOMPARE(bad.referenceNonFinite, int64_t{1});
+        QCOMPARE(bad.maxAbsError, 0.0);  // the finite pairs agree
+
+        const TensorDifference zeros = compareArrays({0.0f, 0.0f}, {0.0f, 0.0f});
+        QCOMPARE(zeros.maxRelError, 0.0);
+        QCOMPARE(zeros.cosine, 1.0);
+        const TensorDifference fromZero = compareArrays({0.0f}, {1e-3f});
+        QVERIFY(std::isinf(fromZero.maxRelError));
+        QCOMPARE(fromZero.cosine, 0.0);
+    }
+
+    void aModelMatchesItself() {
+        auto backend = makeCpuBackend();
+        const ModelComparison c = compareModels(classifier(), classifier(), nullptr, inputs(), *backend, 1);
+        QCOMPARE(c.outputs.size(), std::size_t{1});
+        QCOMPARE(c.outputs[0].name, std::string("prob_output"));
+        QCOMPARE(c.outputs[0].shape, (Shape{4, 10}));
+        QCOMPARE(c.outputs[0].maxAbsError, 0.0);
+        QCOMPARE(c.nodes.size(), std::size_t{4});  // fc1, act1, fc2, prob
+        for (const TensorDifference& d : c.nodes) {
+            QCOMPARE(d.maxAbsError, 0.0);
+            QCOMPARE(d.convertedDtype, DType::F32);
+        }
+    }
+
+    void halfIsCloseAndBfloat16LessSo() {
+        auto backend = makeCpuBackend();
+        const ModelComparison f16 = compareModels(classifier(), converted(DType::F16), nullptr, inputs(), *backend, 1);
+        const ModelComparison bf16 =
+            compareModels(classifier(), converted(DType::BF16), nullptr, inputs(), *backend, 1);
+        const TensorDifference* fc1 = node(f16, "fc1_output");
+        QVERIFY(fc1 != nullptr);
+        QCOMPARE(fc1->convertedDtype, DType::F16);  // FullyConnected is on the target-dtype list
+        QVERIFY2(fc1->maxRelError > 0.0 && fc1->maxRelError < 5e-3, qPrintable(QString::number(fc1->maxRelError)));
+        QCOMPARE(node(bf16, "fc1_output")->convertedDtype, DType::BF16);
+        QVERIFY2(node(bf16, "fc1_output")->maxRelError > 2 * fc1->maxRelError,
+                 qPrintable(QString("bf16 %1 vs f16 %2").arg(node(bf16, "fc1_output")->maxRelError).arg(fc1->maxRelError)));
+        QVERIFY(f16.outputs[0].maxRelError < 1e-2);
+        QVERIFY(f16.outputs[0].cosine > 0.9999);
+        QVERIFY(bf16.outputs[0].maxRelError < 5e-2);
+        // The inserted casts have no counterpart in the original and are not listed.
+        for (const TensorDifference& d : f16.nodes) {
+            QVERIFY2(d.name.find("amp_cast") == std::string::npos, d.name.c_str());
+        }
+    }
+
+    void parametersComeFromTheFile() {
+        auto backend = makeCpuBackend();
+        NDArrayList params;
+        NDArrayRecord zero;
+        zero.name = "arg:fc2_weight";
+        zero.shape = {10, 32};
+        zero.data.assign(320 * sizeof(float), std::byte{0});
+        params.arrays.push_back(zero);
+        const ModelComparison c = compareModels(classifier(), classifier(), &params, inputs(), *backend, 1);
+        // fc2's weight is zero, so its output is its (initialised zero) bias: a uniform softmax.
+        QVERIFY(node(c, "fc2_output") != nullptr);
+        QCOMPARE(node(c, "fc2_output")->cosine, 1.0);
+
+        params.arrays[0].shape = {10, 31};
+        params.arrays[0].data.resize(310 * sizeof(float));
+        try {
+            compareModels(classifier(), classifier(), &params, inputs(), *backend, 1);
+            QFAIL("a wrongly shaped parameter was accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString(e.what()).contains("fc2_weight"), e.what());
+        }
+    }
+
+    void badInputsAreRefused() {
+        auto backend = makeCpuBackend();
+        auto in = inputs();
+        in["data"].values.pop_back();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 compareModels(classifier(), classifier(), nullptr, in, *backend, 1));
+        GraphBuilder b;
+        const NodeEntry x = b.addVariable("data");
+        const Graph twoHeads = b.finish({b.addOp("relu", "r", {x}), b.addOp("tanh", "t", {x})});
+        try {
+            compareModels(classifier(), twoHeads, nullptr, inputs(), *backend, 1);
+            QFAIL("different head counts accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString(e.what()).contains("different numbers of outputs"), e.what());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelCompare)
+#include "test_model_compare.moc"
