@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace ampstudio::cli {
 
@@ -33,6 +34,44 @@ struct InspectArgs {
     bool json = false;
 };
 
+struct CompareArgs {
+    std::filesystem::path symbol;
+    std::filesystem::path converted;
+    std::optional<std::filesystem::path> params;
+    bool noParams = false;
+    std::vector<std::string> inputs;  // NAME=SHAPE, e.g. data=64,784 or "data=(64, 784)"
+    std::optional<std::string> data;  // fashion-mnist, or an IDX images file
+    int64_t samples = 64;
+    uint64_t seed = 0;
+    std::optional<std::filesystem::path> report;
+};
+
+struct TrainArgs {
+    std::filesystem::path symbol;
+    std::optional<std::filesystem::path> params;
+    bool noParams = false;
+    std::string data;
+    std::string labelColumn = "label";
+    std::string precision = "fp32";
+    std::optional<std::filesystem::path> listsFile;
+    std::optional<std::string> scaler;
+    std::optional<double> initScale;
+    std::optional<int64_t> growthInterval;
+    std::string optimizer = "sgd";
+    double lr = 0.05;
+    double momentum = 0.9;
+    double weightDecay = 0.0;
+    std::string schedule = "constant";
+    int64_t batchSize = 64;
+    int64_t epochs = 1;
+    int64_t steps = 0;
+    double clip = 0.0;
+    uint64_t seed = 0;
+    std::optional<std::filesystem::path> metrics;
+    std::optional<std::filesystem::path> epochMetrics;
+    std::optional<std::string> save;
+};
+
 // As the GUI's drag-and-drop: a .params file given as the model stands for its checkpoint, and
 // without --params (or --no-params) the newest PREFIX-NNNN.params beside the symbol is used, with
 // a note on stderr saying so.
@@ -40,5 +79,7 @@ void resolveCheckpoint(std::filesystem::path& symbol, std::optional<std::filesys
 
 int runConvert(const ConvertArgs& args);
 int runInspect(const InspectArgs& args);
+int runCompare(const CompareArgs& args);
+int runTrain(const TrainArgs& args);
 
 }  // namespace ampstudio::cli

@@ -55,6 +55,45 @@ int main(int argc, char** argv) {
     inspectCmd->add_flag("--no-params", inspect.noParams, "Ignore parameter files beside the symbol");
     inspectCmd->add_flag("--json", inspect.json, "Machine-readable output");
 
+    CompareArgs compare;
+    CLI::App* compareCmd = app.add_subcommand("compare", "Run a model and its conversion on the same inputs; report the error");
+    compareCmd->add_option("symbol", compare.symbol, "The original MXNet symbol file")->required();
+    compareCmd->add_option("converted", compare.converted, "The converted symbol file (convert's PREFIX-symbol.json)")->required();
+    compareCmd->add_option("--params", compare.params, "Parameters of the original (default: beside the symbol; else initialised from --seed)");
+    compareCmd->add_flag("--no-params", compare.noParams, "Ignore parameter files beside the symbol");
+    compareCmd->add_option("--input", compare.inputs, "An input and its shape, filled with seeded uniform(0,1): NAME=SHAPE (repeatable)");
+    compareCmd->add_option("--data", compare.data, "Images for the data input: fashion-mnist (its test set) or an IDX images file");
+    compareCmd->add_option("--samples", compare.samples, "How many images from --data (default 64)");
+    compareCmd->add_option("--seed", compare.seed, "Seed of random inputs and initialised parameters (default 0)");
+    compareCmd->add_option("--report", compare.report, "Write every output's and node's figures (JSON)");
+
+    TrainArgs train;
+    CLI::App* trainCmd = app.add_subcommand("train", "Train a model in fp32, amp, fp16-master, bf16 or bf16-master");
+    trainCmd->add_option("symbol", train.symbol, "MXNet symbol file (*-symbol.json), or its *-NNNN.params")->required();
+    trainCmd->add_option("--params", train.params, "Initial parameters (default: beside the symbol; else initialised from --seed)");
+    trainCmd->add_flag("--no-params", train.noParams, "Ignore parameter files beside the symbol: initialise from --seed");
+    trainCmd->add_option("--data", train.data, "fashion-mnist | synthetic:regression|spirals|blobs | csv:FILE | idx:DIR")->required();
+    trainCmd->add_option("--label-column", train.labelColumn, "The label column of a CSV file (default label)");
+    trainCmd->add_option("--precision", train.precision, "fp32 (default), amp, fp16-master, bf16, bf16-master")
+        ->check(CLI::IsMember({"fp32", "amp", "fp16-master", "bf16", "bf16-master"}));
+    trainCmd->add_option("--lists", train.listsFile, "Operator lists for amp / bf16 (default: MXNet's)");
+    trainCmd->add_option("--scaler", train.scaler, "Loss scaler: pytorch, apex, fastai, deepspeed, static:N, off (default: pytorch for float16, off otherwise)");
+    trainCmd->add_option("--init-scale", train.initScale, "Initial loss scale (overrides the preset's)");
+    trainCmd->add_option("--growth-interval", train.growthInterval, "Clean steps before the scale grows (overrides the preset's)");
+    trainCmd->add_option("--optimizer", train.optimizer, "sgd (default), adam, adamw")->check(CLI::IsMember({"sgd", "adam", "adamw"}));
+    trainCmd->add_option("--lr", train.lr, "Learning rate (default 0.05)");
+    trainCmd->add_option("--momentum", train.momentum, "SGD momentum (default 0.9)");
+    trainCmd->add_option("--weight-decay", train.weightDecay, "Weight decay (default 0)");
+    trainCmd->add_option("--schedule", train.schedule, "constant (default), step:N[:GAMMA], cosine[:MIN], one-cycle");
+    trainCmd->add_option("--batch-size", train.batchSize, "Samples per step (default 64)");
+    trainCmd->add_option("--epochs", train.epochs, "Epochs (default 1)");
+    trainCmd->add_option("--steps", train.steps, "Stop after this many steps");
+    trainCmd->add_option("--clip", train.clip, "Clip gradients to this global L2 norm (default: off)");
+    trainCmd->add_option("--seed", train.seed, "Seed of initialisation, shuffling and dropout (default 0)");
+    trainCmd->add_option("--metrics", train.metrics, "Write every step to this CSV file");
+    trainCmd->add_option("--epoch-metrics", train.epochMetrics, "Write every epoch to this CSV file (with --metrics)");
+    trainCmd->add_option("--save", train.save, "Write PREFIX-symbol.json and PREFIX-NNNN.params (NNNN = epochs done)");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -73,6 +112,14 @@ int main(int argc, char** argv) {
     if (convertCmd->parsed()) {
         resolveCheckpoint(convert.symbol, convert.params, convert.noParams);
         return runConvert(convert);
+    }
+    if (compareCmd->parsed()) {
+        resolveCheckpoint(compare.symbol, compare.params, compare.noParams);
+        return runCompare(compare);
+    }
+    if (trainCmd->parsed()) {
+        resolveCheckpoint(train.symbol, train.params, train.noParams);
+        return runTrain(train);
     }
     resolveCheckpoint(inspect.symbol, inspect.params, inspect.noParams);
     return runInspect(inspect);

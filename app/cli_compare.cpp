@@ -1,0 +1,195 @@
+// `ampstudio-cli compare`: the original and the converted model forward on the same inputs and
+// parameters; per output and per node (where names match) the error of the conversion.
+#include <algorithm>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "amp/converted_model.h"
+#include "backend/backend.h"
+#include "cli_commands.h"
+#include "exec/model_compare.h"
+#include "formats/atomic_file.h"
+#include "formats/load_error.h"
+#include "formats/symbol_json.h"
+#include "ops/op_error.h"
+#include "ops/variable_roles.h"
+#include "tensor/seeded_random.h"
+#include "train/fashion_mnist.h"
+#include "train/idx_file.h"
+
+namespace ampstudio::cli {
+namespace {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// "64,784", "(64, 784)", "[64,784]"
+Shape parseShape(const std::string& text, const std::string& what) {
+    std::string s;
+    for (char c : text) {
+        if (c != '(' && c != ')' && c != '[' && c != ']' && c != ' ') s += c;
+    }
+    Shape shape;
+    std::stringstream in(s);
+    for (std::string item; std::getline(in, item, ',');) {
+        std::size_t used = 0;
+        long long v = 0;
+        try {
+            v = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != item.size() || v <= 0 || v > (int64_t{1} << 40)) {
+            throw UsageError(what + ": '" + text + "' is not a shape of positive dimensions");
+        }
+        shape.push_back(v);
+    }
+    if (shape.empty() || shapeSize(shape) <= 0 || shapeSize(shape) > (int64_t{1} << 31)) {
+        throw UsageError(what + ": '" + text + "' is not a usable shape");
+    }
+    return shape;
+}
+
+// The first `samples` images of a dataset as floats 0..1, one row per sample.
+HostArray images(const std::string& source, int64_t samples) {
+    Dataset d;
+    if (source == "fashion-mnist") {
+        d = loadFashionMnist().test;
+    } else {
+        const IdxArray idx = readIdxFile(source);
+        if (idx.dims.empty()) throw LoadError(source, "", "an IDX file of images needs at least one dimension");
+        d.sampleShape.assign(idx.dims.begin() + 1, idx.dims.end());
+        if (d.sampleShape.size() == 2) d.sampleShape.insert(d.sampleShape.begin(), 1);
+        d.features = idx.toFloats();
+    }
+    const int64_t n = std::min<int64_t>(samples, d.size());
+    HostArray a;
+    a.shape = {n};
+    a.shape.insert(a.shape.end(), d.sampleShape.begin(), d.sampleShape.end());
+    a.values.assign(d.features.begin(), d.features.begin() + n * d.sampleSize());
+    for (float& v : a.values) v /= 255.0f;
+    return a;
+}
+
+std::string dataInputName(const Graph& graph) {
+    const auto roles = classifyVariables(graph);
+    std::string first;
+    for (NodeId n = 0; n < graph.size(); ++n) {
+        const Node& node = graph.nodes[n];
+        if (!node.isVariable() || roles[n] != VariableRole::Input) continue;
+        if (node.name == "data") return node.name;
+        if (first.empty() && !node.name.ends_with("label")) first = node.name;
+    }
+    return first;
+}
+
+nlohmann::json toJson(const TensorDifference& d) {
+    return {{"name", d.name},
+            {"shape", d.shape},
+            {"dtype", std::string(dtypeName(d.convertedDtype))},
+            {"max_abs_error", d.maxAbsError},
+            {"max_rel_error", d.maxRelError},
+            {"cosine", d.cosine},
+            {"non_finite", d.nonFinite},
+            {"reference_non_finite", d.referenceNonFinite}};
+}
+
+void printDifference(const TensorDifference& d) {
+    std::cout << "  " << std::left << std::setw(36) << d.name << std::right << std::setw(14) << shapeString(d.shape)
+              << std::setw(9) << dtypeName(d.convertedDtype) << std::scientific << std::setprecision(3)
+              << std::setw(12) << d.maxAbsError << std::setw(12) << d.maxRelError << std::fixed << std::setprecision(6)
+              << std::setw(11) << d.cosine << std::setw(8) << d.nonFinite << std::defaultfloat << '\n';
+}
+
+}  // namespace
+
+int runCompare(const CompareArgs& args) {
+    try {
+        if (args.samples < 1) throw UsageError("--samples must be at least 1");
+        if (args.report) {
+            std::vector<std::filesystem::path> inputs{args.symbol, args.converted};
+            if (args.params) inputs.push_back(*args.params);
+            refuseToOverwriteInput(*args.report, inputs);
+        }
+        const Graph reference = readSymbolJsonFile(args.symbol);
+        const Graph converted = readSymbolJsonFile(args.converted);
+        std::optional<NDArrayList> params;
+        if (args.params) params = readNDArrayListFile(*args.params);
+
+        std::map<std::string, HostArray> inputs;
+        SeededRandom random(args.seed);
+        for (const std::string& item : args.inputs) {
+            const auto eq = item.find('=');
+            if (eq == std::string::npos || eq == 0) throw UsageError("--input: '" + item + "' is not NAME=SHAPE");
+            HostArray a;
+            a.shape = parseShape(item.substr(eq + 1), "--input " + item.substr(0, eq));
+            a.values.resize(static_cast<std::size_t>(shapeSize(a.shape)));
+            for (float& v : a.values) v = static_cast<float>(random.uniform(0.0, 1.0));
+            inputs[item.substr(0, eq)] = std::move(a);
+        }
+        if (args.data) {
+            const std::string name = dataInputName(reference);
+            if (name.empty()) throw UsageError("the model has no data input for --data");
+            HostArray a = images(*args.data, args.samples);
+            if (const auto it = inputs.find(name); it != inputs.end()) {
+                // --input gives the layout: keep its per-sample shape, take the batch from --samples.
+                Shape s = it->second.shape;
+                s[0] = a.shape[0];
+                if (shapeSize(s) != static_cast<int64_t>(a.values.size())) {
+                    throw UsageError("--input " + name + " does not hold " + shapeString(a.shape) + " images");
+                }
+                a.shape = s;
+            }
+            inputs[name] = std::move(a);
+        }
+        if (inputs.empty()) {
+            throw UsageError("give the inputs: --data fashion-mnist|FILE, or --input NAME=SHAPE (random values)");
+        }
+
+        auto backend = makeCpuBackend();
+        const ModelComparison result = compareModels(reference, converted, params ? &*params : nullptr, inputs,
+                                                     *backend, args.seed);
+        std::cout << "  " << std::left << std::setw(36) << "output" << std::right << std::setw(14) << "shape"
+                  << std::setw(9) << "dtype" << std::setw(12) << "max abs" << std::setw(12) << "max rel"
+                  << std::setw(11) << "cosine" << std::setw(8) << "inf/nan" << '\n';
+        for (const TensorDifference& d : result.outputs) printDifference(d);
+        std::vector<TensorDifference> worst = result.nodes;
+        std::stable_sort(worst.begin(), worst.end(),
+                         [](const auto& a, const auto& b) { return a.maxRelError > b.maxRelError; });
+        std::cout << "nodes in both models: " << result.nodes.size() << "; largest relative errors:\n";
+        for (std::size_t i = 0; i < worst.size() && i < 10; ++i) printDifference(worst[i]);
+        if (args.report) {
+            nlohmann::json report{{"reference", args.symbol.string()},
+                                  {"converted", args.converted.string()},
+                                  {"seed", args.seed},
+                                  {"outputs", nlohmann::json::array()},
+                                  {"nodes", nlohmann::json::array()}};
+            for (const auto& [name, a] : inputs) report["inputs"][name] = a.shape;
+            for (const TensorDifference& d : result.outputs) report["outputs"].push_back(toJson(d));
+            for (const TensorDifference& d : result.nodes) report["nodes"].push_back(toJson(d));
+            writeFileAtomically(*args.report, report.dump(2) + "\n");
+        }
+        return kSuccess;
+    } catch (const UsageError& e) {
+        std::cerr << "ampstudio-cli: " << e.what() << '\n';
+        return kUsageError;
+    } catch (const SaveError& e) {
+        std::cerr << "ampstudio-cli: " << e.what() << '\n';
+        return kUsageError;
+    } catch (const LoadError& e) {
+        std::cerr << "ampstudio-cli: " << e.what() << '\n';
+        return kBadInput;
+    } catch (const OpError& e) {
+        std::cerr << "ampstudio-cli: " << e.what() << '\n';
+        return kBadInput;
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "ampstudio-cli: " << e.what() << '\n';
+        return kBadInput;
+    }
+}
+
+}  // namespace ampstudio::cli
