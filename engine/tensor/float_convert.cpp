@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tensor/parallel_for.h"
+
 namespace ampstudio {
 
 #if defined(__FLT16_MAX__)
@@ -104,9 +106,9 @@ void requireSameLength(std::size_t in, std::size_t out, const char* function) {
 }  // namespace
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// The span conversions run on every f16 op of the CPU backend (cpu_op_adapter.cpp), so they use the
-// F16C instructions where the CPU has them (every x86-64 CPU since 2012), chosen at run time so the
-// build stays baseline x86-64. vcvtps2ph with imm 0 rounds to nearest even and handles subnormals,
+// The span conversions run on every f16 and bf16 op of the CPU backend (cpu_op_adapter.cpp), so they
+// use F16C (every x86-64 CPU since 2012) and AVX2 (since 2013) where the CPU has them, chosen at run
+// time so the build stays baseline x86-64. vcvtps2ph with imm 0 rounds to nearest even and handles subnormals,
 // infinities and NaN as IEEE says: bit-identical to the scalar conversion (test_float_convert checks).
 namespace {
 
@@ -132,6 +134,46 @@ __attribute__((target("avx,f16c"))) void halfToFloatsF16c(const uint16_t* in, fl
     }
 }
 
+// bfloat16 has no conversion instruction before AVX-512 BF16, so AVX2 integer lanes do what
+// floatToBfloat16Bits does, eight at a time: the same rounding bias, the same quieted NaN.
+__attribute__((target("avx2"))) void floatsToBfloat16Avx2(const float* in, uint16_t* out, std::size_t n) {
+    const __m256i one = _mm256_set1_epi32(1);
+    const __m256i bias = _mm256_set1_epi32(0x7FFF);
+    const __m256i absMask = _mm256_set1_epi32(0x7FFFFFFF);
+    const __m256i infinity = _mm256_set1_epi32(0x7F800000);
+    const __m256i quietBit = _mm256_set1_epi32(0x00400000);
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i bits = _mm256_castps_si256(_mm256_loadu_ps(in + i));
+        const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), one);
+        const __m256i rounded = _mm256_add_epi32(bits, _mm256_add_epi32(bias, odd));
+        const __m256i isNan = _mm256_cmpgt_epi32(_mm256_and_si256(bits, absMask), infinity);
+        const __m256i kept = _mm256_srli_epi32(_mm256_blendv_epi8(rounded, _mm256_or_si256(bits, quietBit), isNan), 16);
+        // packus works within 128-bit lanes; the permute brings the two lanes' halves together.
+        const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(kept, kept), 0xD8);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_castsi256_si128(packed));
+    }
+    for (; i < n; ++i) {
+        out[i] = floatToBfloat16Bits(in[i]);
+    }
+}
+
+__attribute__((target("avx2"))) void bfloat16ToFloatsAvx2(const uint16_t* in, float* out, std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    }
+    for (; i < n; ++i) {
+        out[i] = bfloat16BitsToFloat(in[i]);
+    }
+}
+
+bool hasAvx2() {
+    static const bool has = __builtin_cpu_supports("avx2");
+    return has;
+}
+
 bool hasF16c() {
     static const bool has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
     return has;
@@ -144,40 +186,68 @@ void floatsToHalf(std::span<const float> in, std::span<uint16_t> out) {
     requireSameLength(in.size(), out.size(), "floatsToHalf");
 #if defined(__x86_64__) && defined(__GNUC__)
     if (hasF16c()) {
-        floatsToHalfF16c(in.data(), out.data(), in.size());
+        parallelFor(static_cast<int64_t>(in.size()), [&](int64_t b, int64_t e) {
+            floatsToHalfF16c(in.data() + b, out.data() + b, static_cast<std::size_t>(e - b));
+        });
         return;
     }
 #endif
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        out[i] = floatToHalfBits(in[i]);
-    }
+    parallelFor(static_cast<int64_t>(in.size()), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+            out[i] = floatToHalfBits(in[i]);
+        }
+    });
 }
 
 void halfToFloats(std::span<const uint16_t> in, std::span<float> out) {
     requireSameLength(in.size(), out.size(), "halfToFloats");
 #if defined(__x86_64__) && defined(__GNUC__)
     if (hasF16c()) {
-        halfToFloatsF16c(in.data(), out.data(), in.size());
+        parallelFor(static_cast<int64_t>(in.size()), [&](int64_t b, int64_t e) {
+            halfToFloatsF16c(in.data() + b, out.data() + b, static_cast<std::size_t>(e - b));
+        });
         return;
     }
 #endif
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        out[i] = halfBitsToFloat(in[i]);
-    }
+    parallelFor(static_cast<int64_t>(in.size()), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+            out[i] = halfBitsToFloat(in[i]);
+        }
+    });
 }
 
 void floatsToBfloat16(std::span<const float> in, std::span<uint16_t> out) {
     requireSameLength(in.size(), out.size(), "floatsToBfloat16");
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        out[i] = floatToBfloat16Bits(in[i]);
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (hasAvx2()) {
+        parallelFor(static_cast<int64_t>(in.size()), [&](int64_t b, int64_t e) {
+            floatsToBfloat16Avx2(in.data() + b, out.data() + b, static_cast<std::size_t>(e - b));
+        });
+        return;
     }
+#endif
+    parallelFor(static_cast<int64_t>(in.size()), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+            out[i] = floatToBfloat16Bits(in[i]);
+        }
+    });
 }
 
 void bfloat16ToFloats(std::span<const uint16_t> in, std::span<float> out) {
     requireSameLength(in.size(), out.size(), "bfloat16ToFloats");
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        out[i] = bfloat16BitsToFloat(in[i]);
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (hasAvx2()) {
+        parallelFor(static_cast<int64_t>(in.size()), [&](int64_t b, int64_t e) {
+            bfloat16ToFloatsAvx2(in.data() + b, out.data() + b, static_cast<std::size_t>(e - b));
+        });
+        return;
     }
+#endif
+    parallelFor(static_cast<int64_t>(in.size()), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+            out[i] = bfloat16BitsToFloat(in[i]);
+        }
+    });
 }
 
 }  // namespace ampstudio

@@ -300,6 +300,25 @@ private slots:
             QCOMPARE(std::bit_cast<uint32_t>(widened[p]), std::bit_cast<uint32_t>(halfBitsToFloat(all[p])));
             QCOMPARE(narrowed[p], floatToHalfBits(widened[p]));
         }
+        // Every bfloat16 pattern widened in bulk, and every bfloat16 tie (and its neighbours) narrowed
+        // in bulk (AVX2 where the CPU has it), against the scalar conversion.
+        std::vector<float> ties;
+        for (uint32_t p = 0; p < 65536; ++p) {
+            const uint32_t tie = (p << 16) | 0x8000u;
+            for (uint32_t bits : {tie - 1, tie, tie + 1}) {
+                ties.push_back(std::bit_cast<float>(bits));
+            }
+        }
+        std::vector<float> bfWidened(all.size());
+        bfloat16ToFloats(all, bfWidened);
+        std::vector<uint16_t> tiesNarrowed(ties.size());
+        floatsToBfloat16(ties, tiesNarrowed);
+        for (uint32_t p = 0; p < 65536; ++p) {
+            QCOMPARE(std::bit_cast<uint32_t>(bfWidened[p]), std::bit_cast<uint32_t>(bfloat16BitsToFloat(all[p])));
+        }
+        for (std::size_t i = 0; i < ties.size(); ++i) {
+            QCOMPARE(tiesNarrowed[i], floatToBfloat16Bits(ties[i]));
+        }
     }
 
     void bulkRejectsLengthMismatch() {

@@ -8,6 +8,7 @@
 
 #include "backend/cpu/cpu_op_adapter.h"
 #include "ops/op_error.h"
+#include "tensor/parallel_for.h"
 
 namespace ampstudio {
 
@@ -135,14 +136,15 @@ GradientCheck CpuBackend::unscaleAndCheck(std::span<const Tensor> grads, float i
     for (const Tensor& g : grads) {
         requireF32(g, "gradients to unscale");
         float* p = g.data<float>();
-        const int64_t n = g.size();
-        double sum = 0.0;
-        for (int64_t i = 0; i < n; ++i) {
-            const float v = p[i] * invScale;
-            p[i] = v;
-            sum += static_cast<double>(v) * v;
-        }
-        check.sumOfSquares += sum;
+        check.sumOfSquares += parallelSum(g.size(), [p, invScale](int64_t b, int64_t e) {
+            double sum = 0.0;
+            for (int64_t i = b; i < e; ++i) {
+                const float v = p[i] * invScale;
+                p[i] = v;
+                sum += static_cast<double>(v) * v;
+            }
+            return sum;
+        });
     }
     // inf * 0 is NaN and inf^2 is inf, so one finiteness test of the sum covers every element.
     check.finite = std::isfinite(check.sumOfSquares);
@@ -153,36 +155,45 @@ void CpuBackend::scale(std::span<const Tensor> tensors, float factor) {
     for (const Tensor& t : tensors) {
         requireF32(t, "tensors to scale");
         float* p = t.data<float>();
-        for (int64_t i = 0, n = t.size(); i < n; ++i) {
-            p[i] *= factor;
-        }
+        parallelFor(t.size(), [p, factor](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) {
+                p[i] *= factor;
+            }
+        });
     }
 }
 
+// The optimizer loops copy their hyperparameters into locals: read through the params reference, every
+// store to w[i] might change them, and the loop would neither vectorise nor hoist the loads.
 void CpuBackend::sgdStep(const Tensor& weight, const Tensor& grad, const Tensor& momentum,
                          const SgdStepParams& params) {
     requireF32(weight, "SGD weights");
     requireF32(grad, "SGD gradients");
     float* w = weight.data<float>();
     const float* g = grad.data<float>();
-    const int64_t n = weight.size();
     const float lr = params.learningRate;
     const float wd = params.weightDecay;
     if (params.momentum == 0.0f) {
-        for (int64_t i = 0; i < n; ++i) {
-            w[i] -= lr * (g[i] + wd * w[i]);
-        }
+        parallelFor(weight.size(), [=](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) {
+                w[i] -= lr * (g[i] + wd * w[i]);
+            }
+        });
         return;
     }
     requireF32(momentum, "SGD momentum");
     // PyTorch's formulation: buf = mu * buf + g; step = nesterov ? g + mu * buf : buf.
     float* buf = momentum.data<float>();
     const float mu = params.momentum;
-    for (int64_t i = 0; i < n; ++i) {
-        const float d = g[i] + wd * w[i];
-        buf[i] = mu * buf[i] + d;
-        w[i] -= lr * (params.nesterov ? d + mu * buf[i] : buf[i]);
-    }
+    const bool nesterov = params.nesterov;
+    parallelFor(weight.size(), [=](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+            const float d = g[i] + wd * w[i];
+            const float m = mu * buf[i] + d;
+            buf[i] = m;
+            w[i] -= lr * (nesterov ? d + mu * m : m);
+        }
+    });
 }
 
 void CpuBackend::adamStep(const Tensor& weight, const Tensor& grad, const Tensor& m, const Tensor& v,
@@ -195,25 +206,30 @@ void CpuBackend::adamStep(const Tensor& weight, const Tensor& grad, const Tensor
     const float* g = grad.data<float>();
     float* mm = m.data<float>();
     float* vv = v.data<float>();
-    const int64_t n = weight.size();
     const double t = static_cast<double>(params.step);
     const float c1 = static_cast<float>(1.0 - std::pow(params.beta1, t));
     const float c2 = static_cast<float>(1.0 - std::pow(params.beta2, t));
     const float lr = params.learningRate;
     const float wd = params.weightDecay;
-    for (int64_t i = 0; i < n; ++i) {
-        float gi = g[i];
-        if (params.decoupledWeightDecay) {
-            w[i] -= lr * wd * w[i];
-        } else {
-            gi += wd * w[i];
+    const float beta1 = params.beta1;
+    const float beta2 = params.beta2;
+    const float epsilon = params.epsilon;
+    const bool decoupled = params.decoupledWeightDecay;
+    parallelFor(weight.size(), [=](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+            float gi = g[i];
+            if (decoupled) {
+                w[i] -= lr * wd * w[i];
+            } else {
+                gi += wd * w[i];
+            }
+            mm[i] = beta1 * mm[i] + (1.0f - beta1) * gi;
+            vv[i] = beta2 * vv[i] + (1.0f - beta2) * gi * gi;
+            const float mHat = mm[i] / c1;
+            const float vHat = vv[i] / c2;
+            w[i] -= lr * mHat / (std::sqrt(vHat) + epsilon);
         }
-        mm[i] = params.beta1 * mm[i] + (1.0f - params.beta1) * gi;
-        vv[i] = params.beta2 * vv[i] + (1.0f - params.beta2) * gi * gi;
-        const float mHat = mm[i] / c1;
-        const float vHat = vv[i] / c2;
-        w[i] -= lr * mHat / (std::sqrt(vHat) + params.epsilon);
-    }
+    });
 }
 
 }  // namespace ampstudio

@@ -13,6 +13,7 @@
 
 #include "backend/cpu/cpu_kernel.h"
 #include "ops/op_spec.h"
+#include "tensor/parallel_for.h"
 
 namespace ampstudio {
 
@@ -178,9 +179,11 @@ std::unique_ptr<CpuKernel> unaryKernel(F fn) {
         [fn](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
             const float* x = in[0].data;
             float* y = out[0].data;
-            for (int64_t i = 0, n = in[0].size(); i < n; ++i) {
-                y[i] = fn.f(x[i]);
-            }
+            parallelFor(in[0].size(), [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) {
+                    y[i] = fn.f(x[i]);
+                }
+            });
         },
         [fn](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out,
              std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) {
@@ -191,9 +194,11 @@ std::unique_ptr<CpuKernel> unaryKernel(F fn) {
             const float* y = out[0].data;
             const float* dy = outGrad[0].data;
             float* g = inGrad[0].data;
-            for (int64_t i = 0, n = in[0].size(); i < n; ++i) {
-                g[i] = dy[i] * fn.df(x[i], y[i]);
-            }
+            parallelFor(in[0].size(), [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) {
+                    g[i] = dy[i] * fn.df(x[i], y[i]);
+                }
+            });
         });
 }
 
