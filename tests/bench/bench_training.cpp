@@ -2,17 +2,19 @@
 // in the same run (so the step's efficiency is a ratio on the same machine state) and the ISA oneDNN
 // dispatched to.
 //
-//   bench_training [--steps N] [--models mlp,cnn] [--modes fp32,amp,fp16-master,bf16,bf16-master]
+//   bench_training [--steps N] [--rounds N] [--models mlp,cnn] [--modes fp32,amp,fp16-master,bf16,bf16-master]
 //
 // Models (issue 5): the MLP 784-1024-1024-10 at batch 256, and a small CNN (two conv 3x3 + BN + relu
 // + max-pool 2 blocks of 32 and 64 channels, FC head) at batch 64, on 28x28 inputs with random
-// pixels and labels (throughput does not depend on the data). Figures are medians over the timed
-// steps after 3 warm-up steps.
+// pixels and labels (throughput does not depend on the data). Each figure is the median over
+// --rounds rounds (default 3; a round measures the matmul rate and every mode once) of the median step
+// time after 3 warm-up steps.
 // Targets: the MLP's f32 step at >= 70 % of the f32 matmul rate; bf16 >= 2.5x fp32 where the CPU
 // has AMX; emulated f16 <= 1.5x the f32 step time.
 #include <dnnl.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -178,41 +180,76 @@ std::vector<std::string> split(const char* text) {
     return out;
 }
 
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     int steps = 20;
+    int rounds = 3;
     std::vector<std::string> models{"mlp", "cnn"};
     std::vector<std::string> modes = precisionModeNames();
     for (int i = 1; i + 1 < argc; i += 2) {
         if (std::strcmp(argv[i], "--steps") == 0) steps = std::max(1, std::atoi(argv[i + 1]));
+        if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::max(1, std::atoi(argv[i + 1]));
         if (std::strcmp(argv[i], "--models") == 0) models = split(argv[i + 1]);
         if (std::strcmp(argv[i], "--modes") == 0) modes = split(argv[i + 1]);
     }
     auto backend = makeCpuBackend();
-    std::printf("# backend: %s\n", backend->name().c_str());
-    const double f32Rate = matmulTflops(dnnl::memory::data_type::f32, 1024, 1024, 1024, 15);
-    const double bf16Rate = matmulTflops(dnnl::memory::data_type::bf16, 1024, 1024, 1024, 15);
-    std::printf("# matmul 1024^3 (oneDNN): f32 %.3f TFLOP/s, bf16 %s\n", f32Rate,
-                bf16Rate > 0 ? (std::to_string(bf16Rate) + " TFLOP/s").c_str() : "no kernel on this ISA");
+    std::printf("# backend: %s; %d rounds, modes interleaved, medians\n", backend->name().c_str(), rounds);
     // MLP step flops: the matmuls the step runs. Forward and the weight gradient for every layer, the
     // data gradient for all but the first (the executor computes no gradient for the data input).
     const double mlpFlops = 2.0 * 256.0 * (2.0 * 784 * 1024 + 3.0 * (1024.0 * 1024 + 1024.0 * 10));
+    // Every round measures the matmul rate and then each mode once, so that a slow spell of a noisy
+    // machine spreads over all modes instead of landing on one.
+    std::vector<double> f32Rates, bf16Rates, mlpMatmulMs;
+    std::vector<std::vector<std::vector<double>>> stepMs(models.size(), std::vector<std::vector<double>>(modes.size()));
+    for (int r = 0; r < rounds; ++r) {
+        f32Rates.push_back(matmulTflops(dnnl::memory::data_type::f32, 1024, 1024, 1024, 15));
+        bf16Rates.push_back(matmulTflops(dnnl::memory::data_type::bf16, 1024, 1024, 1024, 15));
+        // The MLP step's own matmul shapes (M, K, N) alone, plain layouts: how fast oneDNN is on them,
+        // apart from everything else a step does.
+        double ms = 0.0;
+        for (const auto& [m, k, n] : std::vector<std::array<int64_t, 3>>{
+                 {256, 784, 1024}, {256, 1024, 1024}, {256, 1024, 10},   // forward
+                 {1024, 256, 784}, {1024, 256, 1024}, {10, 256, 1024},   // weight gradients
+                 {256, 1024, 1024}, {256, 10, 1024}}) {                   // data gradients
+            ms += 2.0 * static_cast<double>(m * k * n) / (matmulTflops(dnnl::memory::data_type::f32, m, k, n, 15) * 1e9);
+        }
+        mlpMatmulMs.push_back(ms);
+        for (std::size_t m = 0; m < models.size(); ++m) {
+            const bool isMlp = models[m] == "mlp";
+            const Graph model = isMlp ? mlp() : cnn();
+            for (std::size_t k = 0; k < modes.size(); ++k) {
+                stepMs[m][k].push_back(trainThroughput(model, isMlp ? 256 : 64, parsePrecisionMode(modes[k]), steps).stepMs);
+            }
+        }
+    }
+    const double f32Rate = median(f32Rates);
+    const double bf16Rate = median(bf16Rates);
+    std::printf("# matmul 1024^3 (oneDNN): f32 %.3f TFLOP/s, bf16 %s\n", f32Rate,
+                bf16Rate > 0 ? (std::to_string(bf16Rate) + " TFLOP/s").c_str() : "no kernel on this ISA");
+    if (std::find(models.begin(), models.end(), "mlp") != models.end()) {
+        const double ms = median(mlpMatmulMs);
+        std::printf("# MLP step's matmuls alone (f32): %.2f ms, %.0f %% of the 1024^3 rate\n", ms,
+                    100.0 * mlpFlops / (ms * 1e-3) / 1e12 / f32Rate);
+    }
     std::printf("# %-6s %-12s %12s %10s %12s %14s\n", "model", "mode", "samples/s", "step_ms", "vs_fp32", "matmul_share");
-    for (const std::string& name : models) {
-        const bool isMlp = name == "mlp";
-        const Graph model = isMlp ? mlp() : cnn();
-        const int64_t batch = isMlp ? 256 : 64;
+    for (std::size_t m = 0; m < models.size(); ++m) {
+        const bool isMlp = models[m] == "mlp";
+        const double batch = isMlp ? 256.0 : 64.0;
         double fp32Ms = 0.0;
-        for (const std::string& modeName : modes) {
-            const PrecisionMode mode = parsePrecisionMode(modeName);
-            const ModeResult r = trainThroughput(model, batch, mode, steps);
-            if (mode == PrecisionMode::Fp32) fp32Ms = r.stepMs;
-            const double share = isMlp && mode == PrecisionMode::Fp32 ? mlpFlops / (r.stepMs * 1e-3) / 1e12 / f32Rate : 0.0;
-            std::printf("  %-6s %-12s %12.0f %10.2f %11.2fx %13s\n", name.c_str(), modeName.c_str(), r.samplesPerSecond,
-                        r.stepMs, fp32Ms > 0 ? fp32Ms / r.stepMs : 0.0,
+        for (std::size_t k = 0; k < modes.size(); ++k) {
+            const PrecisionMode mode = parsePrecisionMode(modes[k]);
+            const double ms = median(stepMs[m][k]);
+            if (mode == PrecisionMode::Fp32) fp32Ms = ms;
+            const double share = isMlp && mode == PrecisionMode::Fp32 ? mlpFlops / (ms * 1e-3) / 1e12 / f32Rate : 0.0;
+            std::printf("  %-6s %-12s %12.0f %10.2f %11.2fx %13s\n", models[m].c_str(), modes[k].c_str(),
+                        batch / (ms * 1e-3), ms, fp32Ms > 0 ? fp32Ms / ms : 0.0,
                         share > 0 ? (std::to_string(static_cast<int>(100 * share + 0.5)) + " %").c_str() : "-");
-            std::fflush(stdout);
         }
     }
     return 0;

@@ -138,6 +138,7 @@ GradientCheck CpuBackend::unscaleAndCheck(std::span<const Tensor> grads, float i
         float* p = g.data<float>();
         check.sumOfSquares += parallelSum(g.size(), [p, invScale](int64_t b, int64_t e) {
             double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
             for (int64_t i = b; i < e; ++i) {
                 const float v = p[i] * invScale;
                 p[i] = v;
@@ -156,6 +157,7 @@ void CpuBackend::scale(std::span<const Tensor> tensors, float factor) {
         requireF32(t, "tensors to scale");
         float* p = t.data<float>();
         parallelFor(t.size(), [p, factor](int64_t b, int64_t e) {
+#pragma omp simd
             for (int64_t i = b; i < e; ++i) {
                 p[i] *= factor;
             }
@@ -175,6 +177,7 @@ void CpuBackend::sgdStep(const Tensor& weight, const Tensor& grad, const Tensor&
     const float wd = params.weightDecay;
     if (params.momentum == 0.0f) {
         parallelFor(weight.size(), [=](int64_t b, int64_t e) {
+#pragma omp simd
             for (int64_t i = b; i < e; ++i) {
                 w[i] -= lr * (g[i] + wd * w[i]);
             }
@@ -187,6 +190,7 @@ void CpuBackend::sgdStep(const Tensor& weight, const Tensor& grad, const Tensor&
     const float mu = params.momentum;
     const bool nesterov = params.nesterov;
     parallelFor(weight.size(), [=](int64_t b, int64_t e) {
+#pragma omp simd
         for (int64_t i = b; i < e; ++i) {
             const float d = g[i] + wd * w[i];
             const float m = mu * buf[i] + d;
@@ -216,6 +220,7 @@ void CpuBackend::adamStep(const Tensor& weight, const Tensor& grad, const Tensor
     const float epsilon = params.epsilon;
     const bool decoupled = params.decoupledWeightDecay;
     parallelFor(weight.size(), [=](int64_t b, int64_t e) {
+#pragma omp simd
         for (int64_t i = b; i < e; ++i) {
             float gi = g[i];
             if (decoupled) {

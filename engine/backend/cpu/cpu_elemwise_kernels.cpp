@@ -180,6 +180,7 @@ std::unique_ptr<CpuKernel> unaryKernel(F fn) {
             const float* x = in[0].data;
             float* y = out[0].data;
             parallelFor(in[0].size(), [&](int64_t b, int64_t e) {
+#pragma omp simd
                 for (int64_t i = b; i < e; ++i) {
                     y[i] = fn.f(x[i]);
                 }
@@ -195,6 +196,7 @@ std::unique_ptr<CpuKernel> unaryKernel(F fn) {
             const float* dy = outGrad[0].data;
             float* g = inGrad[0].data;
             parallelFor(in[0].size(), [&](int64_t b, int64_t e) {
+#pragma omp simd
                 for (int64_t i = b; i < e; ++i) {
                     g[i] = dy[i] * fn.df(x[i], y[i]);
                 }
