@@ -70,11 +70,15 @@ struct TrainArgs {
     std::optional<std::filesystem::path> metrics;
     std::optional<std::filesystem::path> epochMetrics;
     std::optional<std::string> save;
+    std::optional<std::string> excludedSymNames;
 };
 
 // As the GUI's drag-and-drop: a .params file given as the model stands for its checkpoint, and
 // without --params (or --no-params) the newest PREFIX-NNNN.params beside the symbol is used, with
 // a note on stderr saying so.
+// "a, b,c" -> {"a", "b", "c"}: the CLI's comma-separated lists, blanks trimmed, empty items dropped.
+std::vector<std::string> splitList(const std::string& text, char separator);
+
 void resolveCheckpoint(std::filesystem::path& symbol, std::optional<std::filesystem::path>& params, bool noParams);
 
 int runConvert(const ConvertArgs& args);

@@ -13,11 +13,6 @@
 #include "formats/symbol_json.h"
 
 namespace ampstudio::cli {
-namespace {
-
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 std::vector<std::string> splitList(const std::string& text, char separator) {
     std::vector<std::string> items;
@@ -31,6 +26,12 @@ std::vector<std::string> splitList(const std::string& text, char separator) {
     }
     return items;
 }
+
+namespace {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 // "OP:PARAM:V1|V2,OP2:PARAM2:V3"
 std::vector<ConditionalFp32Op> parseConditional(const std::string& text) {

@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
     trainCmd->add_option("--precision", train.precision, "fp32 (default), amp, fp16-master, bf16, bf16-master")
         ->check(CLI::IsMember({"fp32", "amp", "fp16-master", "bf16", "bf16-master"}));
     trainCmd->add_option("--lists", train.listsFile, "Operator lists for amp / bf16 (default: MXNet's)");
+    trainCmd->add_option("--excluded-sym-names", train.excludedSymNames, "Nodes kept in float32 whatever the lists say: N1,N2");
     trainCmd->add_option("--scaler", train.scaler, "Loss scaler: pytorch, apex, fastai, deepspeed, static:N, off (default: pytorch for float16, off otherwise)");
     trainCmd->add_option("--init-scale", train.initScale, "Initial loss scale (overrides the preset's)");
     trainCmd->add_option("--growth-interval", train.growthInterval, "Clean steps before the scale grows (overrides the preset's)");

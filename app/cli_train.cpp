@@ -60,6 +60,10 @@ int runTrain(const TrainArgs& args) {
         settings.maxSteps = args.steps;
         settings.clipNorm = args.clip;
         settings.seed = args.seed;
+        if (args.excludedSymNames) {
+            const auto names = splitList(*args.excludedSymNames, ',');
+            settings.excludedNodes = {names.begin(), names.end()};
+        }
 
         const Graph graph = readSymbolJsonFile(args.symbol);
         std::optional<NDArrayList> params;

@@ -99,7 +99,7 @@ AmpLists masterWeightLists(const Graph& graph, DType target) {
 }
 
 PreparedModel prepareModel(const Graph& fp32Graph, PrecisionMode mode, const std::optional<AmpLists>& lists,
-                           const std::set<std::string>& inputs) {
+                           const std::set<std::string>& inputs, const std::set<std::string>& excluded) {
     PreparedModel prepared;
     const DType target = precisionComputeDtype(mode);
     if (mode == PrecisionMode::Fp32) {
@@ -108,6 +108,7 @@ PreparedModel prepareModel(const Graph& fp32Graph, PrecisionMode mode, const std
     }
     ConversionOptions options;
     options.mode = ConversionMode::Typed;
+    options.excludedSymNames = excluded;
     if (precisionUsesMasterWeights(mode)) {
         options.lists = masterWeightLists(fp32Graph, target);
         options.castOptionalParams = true;

@@ -42,9 +42,10 @@ struct PreparedModel {
 
 // Builds the graph a mode trains. `lists` replaces the default lists of the amp and bf16 modes (its
 // target dtype must match the mode's); `inputs` are the graph's data and label variables, never
-// stored in low precision. Throws ConversionError / AmpListsError / std::invalid_argument.
+// stored in low precision; `excluded` nodes run in float32 (excluded_sym_names). Throws
+// ConversionError / AmpListsError / std::invalid_argument.
 PreparedModel prepareModel(const Graph& fp32Graph, PrecisionMode mode, const std::optional<AmpLists>& lists,
-                           const std::set<std::string>& inputs);
+                           const std::set<std::string>& inputs, const std::set<std::string>& excluded = {});
 
 // The lists of the master-weight modes for one graph: every op in it in the target dtype except the
 // BatchNorm family and the loss heads, which run in f32.

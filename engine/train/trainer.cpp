@@ -11,10 +11,9 @@
 #include "exec/param_init.h"
 #include "formats/symbol_json.h"
 #include "ops/op_registry.h"
-#include "ops/op_spec.h"
-#include "ops/variable_roles.h"
 #include "tensor/float_convert.h"
 #include "train/batch_iterator.h"
+#include "train/training_heads.h"
 
 namespace ampstudio {
 
@@ -39,14 +38,6 @@ std::vector<float> recordToFloats(const NDArrayRecord& record) {
                                         std::string(dtypeName(record.dtype)) + "; only float32, float16 and bfloat16 load");
     }
     return out;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-    std::string s;
-    for (const std::string& n : names) {
-        s += (s.empty() ? "" : ", ") + n;
-    }
-    return s;
 }
 
 }  // namespace
@@ -87,51 +78,23 @@ Trainer::Trainer(const Graph& model, const NDArrayList* params, const Dataset& t
     m_original.validate();
 
     // The loss head, its label, and the one data input.
-    for (const NodeEntry& head : m_original.heads) {
-        const Node& node = m_original.nodes[head.node];
-        const OpSpec* spec = node.isVariable() ? nullptr : opSpecs().find(node.op);
-        if (spec != nullptr && spec->kind == OpKind::Loss) {
-            m_lossOp = std::string(OpRegistry::instance().canonicalName(node.op));
-            if (node.inputs.size() >= 2 && m_original.nodes[node.inputs[1].node].isVariable()) {
-                m_labelName = m_original.nodes[node.inputs[1].node].name;
-            }
-            break;
-        }
-    }
-    if (m_lossOp.empty()) {
-        throw std::invalid_argument(
-            "the model has no loss head to train (SoftmaxOutput, LinearRegressionOutput, LogisticRegressionOutput, "
-            "MAERegressionOutput or MakeLoss among its outputs)");
-    }
-    const std::vector<VariableRole> roles = classifyVariables(m_original);
-    std::vector<std::string> dataInputs;
-    std::set<std::string> inputs;
-    for (NodeId n = 0; n < m_original.size(); ++n) {
-        if (m_original.nodes[n].isVariable() && roles[n] == VariableRole::Input) {
-            inputs.insert(m_original.nodes[n].name);
-            if (m_original.nodes[n].name != m_labelName) {
-                dataInputs.push_back(m_original.nodes[n].name);
-            }
-        }
-    }
-    if (dataInputs.size() != 1) {
-        throw std::invalid_argument(dataInputs.empty() ? std::string("the model has no data input")
-                                                       : "the model has several data inputs (" + joined(dataInputs) +
-                                                             "); training feeds exactly one");
-    }
-    m_dataName = dataInputs[0];
+    TrainingHeads heads = findTrainingHeads(m_original);
+    m_lossOp = heads.lossOp;
+    m_labelName = heads.labelName;
+    m_dataName = heads.dataName;
+    const std::set<std::string>& inputs = heads.inputs;
+    checkLossFitsTask(m_lossOp, train.task, train.name);
     const bool classification = train.task == DatasetTask::Classification;
-    if (m_lossOp == "SoftmaxOutput" && !classification) {
-        throw std::invalid_argument("the model ends in SoftmaxOutput (classification) but '" + train.name +
-                                    "' is a regression dataset");
-    }
-    if (m_lossOp != "SoftmaxOutput" && m_lossOp != "MakeLoss" && classification) {
-        throw std::invalid_argument("the model ends in " + m_lossOp + " (regression) but '" + train.name +
-                                    "' is a classification dataset");
+
+    for (const std::string& name : settings.excludedNodes) {
+        if (std::none_of(m_original.nodes.begin(), m_original.nodes.end(),
+                         [&](const Node& node) { return node.name == name; })) {
+            throw std::invalid_argument("the node '" + name + "' to keep in float32 is not in the model");
+        }
     }
 
     // The mode's graph, bound for one batch.
-    m_prepared = prepareModel(m_original, settings.precision, settings.lists, inputs);
+    m_prepared = prepareModel(m_original, settings.precision, settings.lists, inputs, settings.excludedNodes);
     BindOptions bind;
     Shape dataShape{settings.batchSize};
     dataShape.insert(dataShape.end(), train.sampleShape.begin(), train.sampleShape.end());
@@ -263,7 +226,10 @@ void Trainer::waitWhilePaused() {
 
 std::string Trainer::describe() const {
     std::ostringstream s;
-    s << precisionModeName(m_settings.precision) << ", loss scale " << m_scaler.presetName() << " from "
+    s << precisionModeName(m_settings.precision);
+    if (m_prepared.castsInserted > 0) s << " (" << m_prepared.castsInserted << " casts)";
+    if (!m_settings.excludedNodes.empty()) s << ", " << m_settings.excludedNodes.size() << " nodes kept in float32";
+    s << ", loss scale " << m_scaler.presetName() << " from "
       << m_scaler.scale() << ", " << optimizerName(m_settings.optimizer.kind) << " lr " << m_settings.schedule.baseLr
       << " (" << m_settings.schedule.describe() << "), batch " << m_settings.batchSize << ", " << m_totalSteps
       << " steps, on " << m_backend.name();

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ struct TrainerSettings {
     int64_t maxSteps = 0;   // 0: no limit beyond the epochs
     double clipNorm = 0.0;  // 0: no clipping
     uint64_t seed = 0;      // parameter initialisation, shuffling, Dropout
+    // Node names kept in float32 whatever the lists say (the conversion's excluded_sym_names); not
+    // used by fp32.
+    std::set<std::string> excludedNodes;
 };
 
 struct EvaluationResult {

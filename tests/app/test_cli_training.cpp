@@ -120,6 +120,15 @@ private slots:
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         QVERIFY2(again.err.contains("using the parameters"), qPrintable(again.err));
         QVERIFY(lastAccuracy(again.out) > 0.9);
+        // Nodes kept in float32, as the GUI's exclusions train them; a name not in the model is refused.
+        const Run excluded = cli({"train", model.fileName(), "--data", "synthetic:blobs", "--precision", "amp",
+                                  "--steps", "5", "--excluded-sym-names", "fc1, fc2"});
+        QVERIFY2(excluded.exitCode == 0, qPrintable(excluded.err));
+        QVERIFY2(excluded.out.contains("2 nodes kept in float32"), qPrintable(excluded.out));
+        const Run typo = cli({"train", model.fileName(), "--data", "synthetic:blobs", "--precision", "amp",
+                              "--steps", "5", "--excluded-sym-names", "fc9"});
+        QCOMPARE(typo.exitCode, 1);
+        QVERIFY2(typo.err.contains("'fc9'"), qPrintable(typo.err));
     }
 
     void badArgumentsAreExplained() {

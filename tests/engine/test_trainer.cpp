@@ -17,6 +17,7 @@
 #include "train/lr_schedule.h"
 #include "train/synthetic_datasets.h"
 #include "train/trainer.h"
+#include "train/training_heads.h"
 
 using namespace ampstudio;
 using namespace ampstudio::test;
@@ -120,6 +121,59 @@ private slots:
         for (const NDArrayRecord& r : master.parameters().arrays) {
             QCOMPARE(r.dtype, DType::F32);
         }
+    }
+
+    void excludedNodesTrainInFloat32() {
+        auto backend = makeCpuBackend();
+        const Dataset data = blobs();
+        auto fc1Dtype = [&](const std::set<std::string>& excluded) {
+            TrainerSettings s = settingsFor(PrecisionMode::Amp);
+            s.excludedNodes = excluded;
+            Trainer t(mlp(4), nullptr, data, nullptr, s, *backend);
+            const Graph& g = t.preparedModel().graph;
+            for (NodeId n = 0; n < g.size(); ++n) {
+                if (g.nodes[n].name == "fc1") return t.executor().entryValue(NodeEntry{n, 0, 0}).dtype();
+            }
+            return DType::I32;
+        };
+        QCOMPARE(fc1Dtype({}), DType::F16);
+        QCOMPARE(fc1Dtype({"fc1"}), DType::F32);
+        TrainerSettings typo = settingsFor(PrecisionMode::Amp);
+        typo.excludedNodes = {"fc9"};
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Trainer(mlp(4), nullptr, data, nullptr, typo, *backend));
+    }
+
+    void trainingHeadsAreFound() {
+        const TrainingHeads heads = findTrainingHeads(mlp(3));
+        QCOMPARE(heads.lossOp, std::string("SoftmaxOutput"));
+        QCOMPARE(heads.labelName, std::string("softmax_label"));
+        QCOMPARE(heads.dataName, std::string("data"));
+        QCOMPARE(heads.inputs, (std::set<std::string>{"data", "softmax_label"}));
+        QCOMPARE(findTrainingHeads(linearRegression()).lossOp, std::string("LinearRegressionOutput"));
+
+        GraphBuilder noLoss;
+        const NodeEntry x = noLoss.addVariable("data");
+        const Graph plain = noLoss.finish({noLoss.addOp("Activation", "act", {x}, {{"act_type", "relu"}})});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, findTrainingHeads(plain));
+        try {
+            findTrainingHeads(plain);
+        } catch (const std::invalid_argument& e) {
+            QVERIFY(std::string(e.what()).find("no loss head") != std::string::npos);
+        }
+
+        GraphBuilder two;
+        const NodeEntry sum = two.addOp("elemwise_add", "sum", {two.addVariable("a"), two.addVariable("b")});
+        const Graph twoInputs = two.finish({two.addOp("LinearRegressionOutput", "lro", {sum, two.addVariable("lro_label")})});
+        try {
+            findTrainingHeads(twoInputs);
+            QFAIL("two data inputs were accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(std::string(e.what()).find("several data inputs (a, b)") != std::string::npos, e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 checkLossFitsTask("SoftmaxOutput", DatasetTask::Regression, "regression"));
+        checkLossFitsTask("SoftmaxOutput", DatasetTask::Classification, "blobs");
+        checkLossFitsTask("MakeLoss", DatasetTask::Classification, "blobs");
     }
 
     void overflowStepLeavesEverythingBitIdentical() {
