@@ -10,19 +10,24 @@
 #include "conversion_workspace.h"
 #include "graph_view.h"
 #include "main_window.h"
+#include "training_monitor.h"
 
 namespace {
 
 // Waits for the first conversion to be drawn, applies the zoom and selection, grabs the window.
-int takeScreenshot(MainWindow& window, const QString& path, const QString& node, double zoom) {
+// With `training`, also waits for the training run to end (the README's training screenshot).
+int takeScreenshot(MainWindow& window, const QString& path, const QString& node, double zoom, bool training) {
     QEventLoop loop;
-    const auto settled = [&] { return window.workspace()->snapshot() && !window.workspace()->isBusy(); };
+    const auto settled = [&] {
+        return window.workspace()->snapshot() && !window.workspace()->isBusy() &&
+               !(training && window.trainingMonitor()->run()->isActive());
+    };
     QTimer poll;
     QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
         if (settled()) loop.quit();
     });
     poll.start(50);
-    QTimer::singleShot(30000, &loop, &QEventLoop::quit);
+    QTimer::singleShot(training ? 900000 : 30000, &loop, &QEventLoop::quit);
     loop.exec();
     if (zoom > 0) {
         window.afterView()->setZoom(zoom);
@@ -71,7 +76,9 @@ int main(int argc, char* argv[]) {
     const QCommandLineOption size(QStringLiteral("size"),
                                   QApplication::translate("main", "Window size WIDTHxHEIGHT (with --screenshot)."),
                                   QStringLiteral("size"));
-    parser.addOptions({screenshot, select, zoom, size});
+    const QCommandLineOption train(QStringLiteral("train"),
+                                   QApplication::translate("main", "Start training with the saved training settings."));
+    parser.addOptions({screenshot, select, zoom, size, train});
     parser.process(app);
 
     MainWindow window;
@@ -84,9 +91,12 @@ int main(int argc, char* argv[]) {
         if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
     }
     window.show();
+    if (parser.isSet(train) && !window.trainingMonitor()->startTraining()) {
+        qWarning("cannot train: %s", qPrintable(window.trainingMonitor()->setupProblem()));
+    }
     if (parser.isSet(screenshot)) {
         return takeScreenshot(window, parser.value(screenshot), parser.value(select),
-                              parser.isSet(zoom) ? parser.value(zoom).toDouble() : 0.0);
+                              parser.isSet(zoom) ? parser.value(zoom).toDouble() : 0.0, parser.isSet(train));
     }
     return QApplication::exec();
 }

@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -32,6 +33,7 @@
 #include "node_inspector.h"
 #include "op_list_editor.h"
 #include "preferences_dialog.h"
+#include "training_monitor.h"
 
 using namespace ampstudio;
 
@@ -111,7 +113,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_workspace(new C
     connect(m_workspace, &ConversionWorkspace::busyChanged, this, &MainWindow::showBusy);
 
     setWindowTitle(tr("AMP Studio"));
-    resize(1400, 860);
+    resize(1440, 960);
     readSettings();
 }
 
@@ -197,6 +199,18 @@ void MainWindow::createDocks() {
     connect(m_inspector, &NodeInspector::nodeActivated, this, [this](const QString& name) {
         selectInBoth(name, m_selectedInAfter ? m_afterView : m_beforeView);
     });
+
+    // The training monitor under the graphs: it trains the open model, or its current conversion.
+    m_training = new TrainingMonitor(this);
+    m_trainingDock = new QDockWidget(tr("Training"), this);
+    m_trainingDock->setObjectName(QStringLiteral("trainingDock"));
+    m_trainingDock->setWidget(m_training);
+    addDockWidget(Qt::BottomDockWidgetArea, m_trainingDock);
+    resizeDocks({m_trainingDock}, {440}, Qt::Vertical);
+    connect(m_training, &TrainingMonitor::message, this, [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    m_training->setConversion(m_workspace->settings()->options());
+    connect(m_workspace->settings(), &ConversionSettings::changed, this,
+            [this] { m_training->setConversion(m_workspace->settings()->options()); });
 }
 
 void MainWindow::createActions() {
@@ -292,6 +306,9 @@ void MainWindow::createActions() {
     view->addSeparator();
     view->addAction(m_editorDock->toggleViewAction());
     view->addAction(m_inspectorDock->toggleViewAction());
+    QAction* training = m_trainingDock->toggleViewAction();
+    training->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    view->addAction(training);
 
     // --- Help ---
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -411,6 +428,15 @@ void MainWindow::showDocument() {
         names.append(fromStd(node.name));
     }
     m_listEditor->setNodeNames(names);  // completion for exclusions
+    // Trained weights are suggested beside the model as NAME-trained (an example: in the home folder).
+    QString prefix = m_workspace->symbolPath();
+    if (prefix.endsWith(QStringLiteral("-symbol.json"))) {
+        prefix.chop(int(qstrlen("-symbol.json")));
+    } else if (prefix.isEmpty()) {
+        prefix = QDir::home().filePath(QFileInfo(m_workspace->displayName()).baseName().replace(QLatin1Char(' '), QLatin1Char('-')).toLower());
+    }
+    m_training->setModel(m_workspace->source(), m_workspace->params(), m_workspace->displayName(),
+                         {m_workspace->symbolPath(), m_workspace->paramsPath()}, prefix);
     setWindowTitle(tr("%1 — AMP Studio").arg(m_workspace->displayName()));
     const QString params = m_workspace->paramsPath().isEmpty()
                                ? (m_workspace->params() ? tr("bundled parameters") : tr("no parameters"))
@@ -733,6 +759,7 @@ void MainWindow::writeSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    m_training->stopTraining();  // joins the engine thread; the window goes after the run
     writeSettings();
     event->accept();
 }

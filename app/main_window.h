@@ -17,6 +17,7 @@ class QLabel;
 class QLineEdit;
 class QMenu;
 class QSplitter;
+class TrainingMonitor;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -36,6 +37,7 @@ public:
     GraphView* afterView() const { return m_afterView; }
     NodeInspector* inspector() const { return m_inspector; }
     OpListEditor* listEditor() const { return m_listEditor; }
+    TrainingMonitor* trainingMonitor() const { return m_training; }
     // The node context menu (also what a right click on a node shows); the caller owns it.
     QMenu* createNodeContextMenu(const QString& nodeName, QWidget* parent);
     // The counts shown in the status bar, as text.
@@ -90,6 +92,8 @@ private:
     NodeInspector* m_inspector = nullptr;
     QDockWidget* m_editorDock = nullptr;
     QDockWidget* m_inspectorDock = nullptr;
+    TrainingMonitor* m_training = nullptr;
+    QDockWidget* m_trainingDock = nullptr;
     QLabel* m_countsLabel = nullptr;
     QLabel* m_busyLabel = nullptr;
     GraphLegend* m_legend = nullptr;

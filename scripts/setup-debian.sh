@@ -6,7 +6,7 @@ set -euo pipefail
 AMS_PACKAGES=(
     build-essential cmake ninja-build ccache pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
-    qt6-charts-dev qt6-svg-dev libgl-dev
+    qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev
     nlohmann-json3-dev libcli11-dev zlib1g-dev libdnnl-dev
     dataset-fashion-mnist
 )
