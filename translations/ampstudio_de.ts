@@ -675,6 +675,10 @@
         <source>&amp;Clear Menu</source>
         <translation>Menü &amp;leeren</translation>
     </message>
+    <message>
+        <source>Training</source>
+        <translation>Training</translation>
+    </message>
 </context>
 <context>
     <name>NodeInspector</name>
@@ -1273,6 +1277,613 @@ Doppelklicken, um ihn anzuzeigen</translation>
     </message>
 </context>
 <context>
+    <name>TrainingChart</name>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>%1 konnte nicht geschrieben werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>TrainingMonitor</name>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Original (FP32 graph)</source>
+        <translation>Original (FP32-Graph)</translation>
+    </message>
+    <message>
+        <source>Current conversion</source>
+        <translation>Aktuelle Konvertierung</translation>
+    </message>
+    <message>
+        <source>Train the graph as loaded, or the conversion the op lists and exclusions give now.</source>
+        <translation>Den Graphen wie geladen trainieren oder die Konvertierung, die sich aus den aktuellen Operatorlisten und Ausschlüssen ergibt.</translation>
+    </message>
+    <message>
+        <source>Train:</source>
+        <translation>Trainieren:</translation>
+    </message>
+    <message>
+        <source>Loaded parameters</source>
+        <translation>Geladene Parameter</translation>
+    </message>
+    <message>
+        <source>Fresh initialisation</source>
+        <translation>Neue Initialisierung</translation>
+    </message>
+    <message>
+        <source>Fresh initialisation follows MXNet&apos;s naming: *_weight Xavier, *_bias zeros, *_gamma ones.</source>
+        <translation>Die neue Initialisierung folgt der Namenskonvention von MXNet: *_weight mit Xavier, *_bias mit Nullen, *_gamma mit Einsen.</translation>
+    </message>
+    <message>
+        <source>Start from:</source>
+        <translation>Ausgangspunkt:</translation>
+    </message>
+    <message>
+        <source>CPU: %1</source>
+        <translation>CPU: %1</translation>
+    </message>
+    <message>
+        <source>CUDA (not in this version)</source>
+        <translation>CUDA (nicht in dieser Version)</translation>
+    </message>
+    <message>
+        <source>Backend:</source>
+        <translation>Backend:</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>Genauigkeit</translation>
+    </message>
+    <message>
+        <source>FP32</source>
+        <translation>FP32</translation>
+    </message>
+    <message>
+        <source>AMP (float16)</source>
+        <translation>AMP (float16)</translation>
+    </message>
+    <message>
+        <source>FP16 master weights</source>
+        <translation>FP16 mit Master-Gewichten</translation>
+    </message>
+    <message>
+        <source>BF16 (AMP)</source>
+        <translation>BF16 (AMP)</translation>
+    </message>
+    <message>
+        <source>BF16 master weights</source>
+        <translation>BF16 mit Master-Gewichten</translation>
+    </message>
+    <message>
+        <source>AMP converts the graph with the op lists and keeps FP32 parameters; master-weight modes store parameters in the low dtype with an FP32 copy for the optimizer.</source>
+        <translation>AMP konvertiert den Graphen mit den Operatorlisten und behält FP32-Parameter bei; die Modi mit Master-Gewichten speichern die Parameter im niedrigen dtype, mit einer FP32-Kopie für den Optimierer.</translation>
+    </message>
+    <message>
+        <source>Mode:</source>
+        <translation>Modus:</translation>
+    </message>
+    <message>
+        <source>PyTorch GradScaler</source>
+        <translation>PyTorch GradScaler</translation>
+    </message>
+    <message>
+        <source>Apex</source>
+        <translation>Apex</translation>
+    </message>
+    <message>
+        <source>fastai</source>
+        <translation>fastai</translation>
+    </message>
+    <message>
+        <source>DeepSpeed</source>
+        <translation>DeepSpeed</translation>
+    </message>
+    <message>
+        <source>Static</source>
+        <translation>Statisch</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Aus</translation>
+    </message>
+    <message>
+        <source>Loss scaler:</source>
+        <translation>Loss-Skalierung:</translation>
+    </message>
+    <message>
+        <source>The initial loss scale, as a power of two.</source>
+        <translation>Die anfängliche Loss-Skalierung als Zweierpotenz.</translation>
+    </message>
+    <message>
+        <source>Initial scale:</source>
+        <translation>Anfangsskalierung:</translation>
+    </message>
+    <message>
+        <source>Clean steps before the scale doubles.</source>
+        <translation>Schritte ohne Überlauf, bevor sich die Skalierung verdoppelt.</translation>
+    </message>
+    <message>
+        <source>Growth interval:</source>
+        <translation>Wachstumsintervall:</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>Daten</translation>
+    </message>
+    <message>
+        <source>Fashion-MNIST</source>
+        <translation>Fashion-MNIST</translation>
+    </message>
+    <message>
+        <source>Fashion-MNIST (not installed)</source>
+        <translation>Fashion-MNIST (nicht installiert)</translation>
+    </message>
+    <message>
+        <source>Two spirals (synthetic)</source>
+        <translation>Zwei Spiralen (synthetisch)</translation>
+    </message>
+    <message>
+        <source>Gaussian blobs (synthetic)</source>
+        <translation>Gaußsche Punktwolken (synthetisch)</translation>
+    </message>
+    <message>
+        <source>Regression y = a·x + b (synthetic)</source>
+        <translation>Regression y = a·x + b (synthetisch)</translation>
+    </message>
+    <message>
+        <source>CSV file…</source>
+        <translation>CSV-Datei…</translation>
+    </message>
+    <message>
+        <source>IDX folder (MNIST format)…</source>
+        <translation>IDX-Ordner (MNIST-Format)…</translation>
+    </message>
+    <message>
+        <source>Dataset:</source>
+        <translation>Datensatz:</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Choose the file or folder</source>
+        <translation>Datei oder Ordner auswählen</translation>
+    </message>
+    <message>
+        <source>File:</source>
+        <translation>Datei:</translation>
+    </message>
+    <message>
+        <source>Label column:</source>
+        <translation>Label-Spalte:</translation>
+    </message>
+    <message>
+        <source>Classification</source>
+        <translation>Klassifikation</translation>
+    </message>
+    <message>
+        <source>Regression</source>
+        <translation>Regression</translation>
+    </message>
+    <message>
+        <source>Task:</source>
+        <translation>Aufgabe:</translation>
+    </message>
+    <message>
+        <source>Batch size:</source>
+        <translation>Batchgröße:</translation>
+    </message>
+    <message>
+        <source>Epochs:</source>
+        <translation>Epochen:</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>unbegrenzt</translation>
+    </message>
+    <message>
+        <source>Stop after steps:</source>
+        <translation>Stopp nach Schritten:</translation>
+    </message>
+    <message>
+        <source>Initialisation, shuffling, the validation split and dropout: the same seed gives the same run.</source>
+        <translation>Initialisierung, Mischen, Aufteilung der Validierungsdaten und Dropout: Derselbe Seed ergibt denselben Lauf.</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>Seed:</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>Optimierer</translation>
+    </message>
+    <message>
+        <source>SGD</source>
+        <translation>SGD</translation>
+    </message>
+    <message>
+        <source>Adam</source>
+        <translation>Adam</translation>
+    </message>
+    <message>
+        <source>AdamW</source>
+        <translation>AdamW</translation>
+    </message>
+    <message>
+        <source>Optimizer:</source>
+        <translation>Optimierer:</translation>
+    </message>
+    <message>
+        <source>Learning rate:</source>
+        <translation>Lernrate:</translation>
+    </message>
+    <message>
+        <source>Momentum:</source>
+        <translation>Momentum:</translation>
+    </message>
+    <message>
+        <source>Weight decay:</source>
+        <translation>Weight Decay:</translation>
+    </message>
+    <message>
+        <source>Constant</source>
+        <translation>Konstant</translation>
+    </message>
+    <message>
+        <source>Step decay</source>
+        <translation>Stufenweise Abnahme</translation>
+    </message>
+    <message>
+        <source>Cosine</source>
+        <translation>Kosinus</translation>
+    </message>
+    <message>
+        <source>One-cycle</source>
+        <translation>One-Cycle</translation>
+    </message>
+    <message>
+        <source>Schedule:</source>
+        <translation>Lernratenplan:</translation>
+    </message>
+    <message>
+        <source>Decay every:</source>
+        <translation>Abnahme alle:</translation>
+    </message>
+    <message>
+        <source>Decay factor:</source>
+        <translation>Abnahmefaktor:</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <source>Clip the unscaled gradients to this global L2 norm.</source>
+        <translation>Die unskalierten Gradienten auf diese globale L2-Norm begrenzen.</translation>
+    </message>
+    <message>
+        <source>Clip gradients:</source>
+        <translation>Gradienten begrenzen:</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>&amp;Starten</translation>
+    </message>
+    <message>
+        <source>Train with these settings (Ctrl+T)</source>
+        <translation>Mit diesen Einstellungen trainieren (Strg+T)</translation>
+    </message>
+    <message>
+        <source>&amp;Pause</source>
+        <translation>&amp;Pause</translation>
+    </message>
+    <message>
+        <source>S&amp;top</source>
+        <translation>S&amp;toppen</translation>
+    </message>
+    <message>
+        <source>Save &amp;Weights…</source>
+        <translation>&amp;Gewichte speichern…</translation>
+    </message>
+    <message>
+        <source>Save the trained model as PREFIX-symbol.json and PREFIX-NNNN.params</source>
+        <translation>Das trainierte Modell als PRÄFIX-symbol.json und PRÄFIX-NNNN.params speichern</translation>
+    </message>
+    <message>
+        <source>&amp;Log loss axis</source>
+        <translation>&amp;Logarithmische Loss-Achse</translation>
+    </message>
+    <message>
+        <source>&amp;Compare with previous run</source>
+        <translation>Mit vorherigem Lauf &amp;vergleichen</translation>
+    </message>
+    <message>
+        <source>Overlay the previous run&apos;s smoothed loss, accuracy and loss scale (grey)</source>
+        <translation>Geglätteten Loss, Genauigkeit und Loss-Skalierung des vorherigen Laufs einblenden (grau)</translation>
+    </message>
+    <message>
+        <source>&amp;Follow</source>
+        <translation>&amp;Folgen</translation>
+    </message>
+    <message>
+        <source>Show the whole run as it grows. Wheel zooms, drag pans, a double click follows again.</source>
+        <translation>Den ganzen Lauf zeigen, während er wächst. Das Mausrad zoomt, Ziehen verschiebt, ein Doppelklick folgt wieder.</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>&amp;Exportieren</translation>
+    </message>
+    <message>
+        <source>Loss Chart as PNG…</source>
+        <translation>Loss-Diagramm als PNG…</translation>
+    </message>
+    <message>
+        <source>Loss-Scale Chart as PNG…</source>
+        <translation>Diagramm der Loss-Skalierung als PNG…</translation>
+    </message>
+    <message>
+        <source>Metrics as CSV…</source>
+        <translation>Metriken als CSV…</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>Loss</translation>
+    </message>
+    <message>
+        <source>accuracy %</source>
+        <translation>Genauigkeit in&#xa0;%</translation>
+    </message>
+    <message>
+        <source>previous run</source>
+        <translation>vorheriger Lauf</translation>
+    </message>
+    <message>
+        <source>previous accuracy</source>
+        <translation>vorherige Genauigkeit</translation>
+    </message>
+    <message>
+        <source>loss per step</source>
+        <translation>Loss pro Schritt</translation>
+    </message>
+    <message>
+        <source>smoothed</source>
+        <translation>geglättet</translation>
+    </message>
+    <message>
+        <source>validation loss</source>
+        <translation>Validierungs-Loss</translation>
+    </message>
+    <message>
+        <source>validation accuracy</source>
+        <translation>Validierungsgenauigkeit</translation>
+    </message>
+    <message>
+        <source>loss scale</source>
+        <translation>Loss-Skalierung</translation>
+    </message>
+    <message>
+        <source>skipped step (overflow)</source>
+        <translation>übersprungener Schritt (Überlauf)</translation>
+    </message>
+    <message>
+        <source>not started</source>
+        <translation>nicht gestartet</translation>
+    </message>
+    <message>
+        <source>Current conversion (%1)</source>
+        <translation>Aktuelle Konvertierung (%1)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Current conversion (%1, %n excluded)</source>
+        <translation>
+            <numerusform>Aktuelle Konvertierung (%1, %n Knoten ausgeschlossen)</numerusform>
+            <numerusform>Aktuelle Konvertierung (%1, %n Knoten ausgeschlossen)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The current conversion trains as AMP in its target dtype.</source>
+        <translation>Die aktuelle Konvertierung wird als AMP in ihrem Ziel-dtype trainiert.</translation>
+    </message>
+    <message>
+        <source>folder with train-images-idx3-ubyte[.gz]</source>
+        <translation>Ordner mit train-images-idx3-ubyte[.gz]</translation>
+    </message>
+    <message>
+        <source>numeric columns with a header</source>
+        <translation>numerische Spalten mit Kopfzeile</translation>
+    </message>
+    <message>
+        <source>Open a model to train it.</source>
+        <translation>Öffnen Sie ein Modell, um es zu trainieren.</translation>
+    </message>
+    <message>
+        <source>This model cannot be trained: %1.</source>
+        <translation>Dieses Modell kann nicht trainiert werden: %1.</translation>
+    </message>
+    <message>
+        <source>Fashion-MNIST is not installed (Debian package dataset-fashion-mnist). Install it or choose another dataset.</source>
+        <translation>Fashion-MNIST ist nicht installiert (Debian-Paket dataset-fashion-mnist). Installieren Sie es oder wählen Sie einen anderen Datensatz.</translation>
+    </message>
+    <message>
+        <source>Choose the CSV file to train on.</source>
+        <translation>Wählen Sie die CSV-Datei, mit der trainiert werden soll.</translation>
+    </message>
+    <message>
+        <source>Choose the folder that holds the IDX files.</source>
+        <translation>Wählen Sie den Ordner, der die IDX-Dateien enthält.</translation>
+    </message>
+    <message>
+        <source>%1 does not exist.</source>
+        <translation>%1 existiert nicht.</translation>
+    </message>
+    <message>
+        <source>The model and the dataset do not fit: %1.</source>
+        <translation>Modell und Datensatz passen nicht zusammen: %1.</translation>
+    </message>
+    <message>
+        <source> (conversion)</source>
+        <translation> (Konvertierung)</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>F&amp;ortsetzen</translation>
+    </message>
+    <message>
+        <source>Loading the dataset…</source>
+        <translation>Datensatz wird geladen…</translation>
+    </message>
+    <message>
+        <source>Training: %1</source>
+        <translation>Training: %1</translation>
+    </message>
+    <message>
+        <source>Training paused</source>
+        <translation>Training pausiert</translation>
+    </message>
+    <message numerus="yes">
+        <source>Training finished after %n steps.</source>
+        <translation>
+            <numerusform>Training nach %n Schritt abgeschlossen.</numerusform>
+            <numerusform>Training nach %n Schritten abgeschlossen.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Training stopped after %n steps.</source>
+        <translation>
+            <numerusform>Training nach %n Schritt gestoppt.</numerusform>
+            <numerusform>Training nach %n Schritten gestoppt.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Save the trained weights…</source>
+        <translation>Trainierte Gewichte speichern…</translation>
+    </message>
+    <message>
+        <source>Training failed: %1</source>
+        <translation>Training fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Training failed</source>
+        <translation>Training fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>previous: %1</source>
+        <translation>vorher: %1</translation>
+    </message>
+    <message>
+        <source>loading the dataset…</source>
+        <translation>Datensatz wird geladen…</translation>
+    </message>
+    <message>
+        <source>step %1 of %2</source>
+        <translation>Schritt %1 von %2</translation>
+    </message>
+    <message>
+        <source> · epoch %1 of %2</source>
+        <translation> · Epoche %1 von %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 samples/s · loss scale %2 · %n skipped</source>
+        <translation>
+            <numerusform>%1 Samples/s · Loss-Skalierung %2 · %n übersprungen</numerusform>
+            <numerusform>%1 Samples/s · Loss-Skalierung %2 · %n übersprungen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · ETA %1</source>
+        <translation> · Restzeit %1</translation>
+    </message>
+    <message>
+        <source> · warning: the loss scale fell below 1</source>
+        <translation> · Warnung: Die Loss-Skalierung ist unter 1 gefallen</translation>
+    </message>
+    <message>
+        <source>Paused · </source>
+        <translation>Pausiert · </translation>
+    </message>
+    <message>
+        <source>step %1 (epoch %2)
+loss scale %3
+loss %4</source>
+        <translation>Schritt %1 (Epoche %2)
+Loss-Skalierung %3
+Loss %4</translation>
+    </message>
+    <message>
+        <source>
+skipped: the gradients overflowed</source>
+        <translation>
+übersprungen: Die Gradienten sind übergelaufen</translation>
+    </message>
+    <message>
+        <source>IDX Folder</source>
+        <translation>IDX-Ordner</translation>
+    </message>
+    <message>
+        <source>CSV File</source>
+        <translation>CSV-Datei</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv);;All files (*)</source>
+        <translation>CSV-Dateien (*.csv);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Saved %1-symbol.json and %2</source>
+        <translation>%1-symbol.json und %2 gespeichert</translation>
+    </message>
+    <message>
+        <source>Save Trained Weights</source>
+        <translation>Trainierte Gewichte speichern</translation>
+    </message>
+    <message>
+        <source>MXNet checkpoint (*-symbol.json)</source>
+        <translation>MXNet-Checkpoint (*-symbol.json)</translation>
+    </message>
+    <message>
+        <source>Export Metrics</source>
+        <translation>Metriken exportieren</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV-Dateien (*.csv)</translation>
+    </message>
+    <message>
+        <source>Wrote %1 and its -epochs.csv</source>
+        <translation>%1 und die zugehörige -epochs.csv geschrieben</translation>
+    </message>
+    <message>
+        <source>Export Chart</source>
+        <translation>Diagramm exportieren</translation>
+    </message>
+    <message>
+        <source>PNG images (*.png)</source>
+        <translation>PNG-Bilder (*.png)</translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation>%1 geschrieben</translation>
+    </message>
+</context>
+<context>
+    <name>TrainingRun</name>
+    <message>
+        <source>There are no trained weights to save.</source>
+        <translation>Es gibt keine trainierten Gewichte zum Speichern.</translation>
+    </message>
+    <message>
+        <source>%1 is the model you opened; choose another name so that it is not overwritten.</source>
+        <translation>%1 ist das geöffnete Modell; wählen Sie einen anderen Namen, damit es nicht überschrieben wird.</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Mixed-precision conversion and training studio</source>
@@ -1297,6 +1908,10 @@ Doppelklicken, um ihn anzuzeigen</translation>
     <message>
         <source>Window size WIDTHxHEIGHT (with --screenshot).</source>
         <translation>Fenstergröße BREITExHÖHE (mit --screenshot).</translation>
+    </message>
+    <message>
+        <source>Start training with the saved training settings.</source>
+        <translation>Das Training mit den gespeicherten Trainingseinstellungen starten.</translation>
     </message>
 </context>
 </TS>

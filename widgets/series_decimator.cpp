@@ -1,7 +1,6 @@
 #include "series_decimator.h"
 
 #include <algorithm>
-#include <cmath>
 
 void decimateMinMax(std::span<const double> x, std::span<const double> y, const DecimationWindow& window,
                     ValueDomain domain, QList<QPointF>& out) {
@@ -33,28 +32,38 @@ void decimateMinMax(std::span<const double> x, std::span<const double> y, const 
     }
 
     out.reserve(static_cast<qsizetype>(limit + 2));
-    const double span = window.xMax - window.xMin;
-    const double perBucket = span > 0.0 ? window.buckets / span : 0.0;
-    auto bucketOf = [&](double xv) -> long long {
-        if (xv < window.xMin) return -1;
-        if (xv > window.xMax) return window.buckets;
-        const double b = std::floor((xv - window.xMin) * perBucket);
-        return std::min(static_cast<long long>(b), static_cast<long long>(window.buckets) - 1);
-    };
-    // One bucket at a time: its min and max, written in x order. The points outside the window fall
-    // in buckets -1 and `buckets`, so they pass through as single points.
-    std::size_t i = begin;
-    while (i < end) {
-        const long long bucket = bucketOf(xs[i]);
-        std::size_t lo = end, hi = end;
-        for (; i < end && bucketOf(xs[i]) == bucket; ++i) {
-            if (!inDomain(y[i], domain)) continue;
-            if (lo == end || y[i] < y[lo]) lo = i;
-            if (hi == end || y[i] > y[hi]) hi = i;
+    // The neighbours outside the window pass through as single points; the window is cut into
+    // `buckets` equal x spans found by binary search (x is sorted), each scanned once for its
+    // extremes: a tight loop over contiguous memory, a few nanoseconds a point.
+    auto emitRange = [&](std::size_t from, std::size_t to) {
+        std::size_t lo = to, hi = to;
+        double loValue = 0.0, hiValue = 0.0;
+        for (std::size_t i = from; i < to; ++i) {
+            const double v = y[i];
+            if (!inDomain(v, domain)) continue;
+            if (lo == to || v < loValue) {
+                lo = i;
+                loValue = v;
+            }
+            if (hi == to || v > hiValue) {
+                hi = i;
+                hiValue = v;
+            }
         }
-        if (lo == end) continue;
+        if (lo == to) return;
         const std::size_t first = std::min(lo, hi), second = std::max(lo, hi);
         out.append(QPointF(xs[first], y[first]));
         if (second != first) out.append(QPointF(xs[second], y[second]));
+    };
+    std::size_t inside = static_cast<std::size_t>(std::lower_bound(xs.begin() + begin, xs.begin() + end, window.xMin) - xs.begin());
+    emitRange(begin, inside);  // the left neighbour
+    const double span = window.xMax - window.xMin;
+    for (int b = 0; b < window.buckets; ++b) {
+        const double edge = b + 1 == window.buckets ? window.xMax : window.xMin + span * (b + 1) / window.buckets;
+        const std::size_t next =
+            static_cast<std::size_t>(std::upper_bound(xs.begin() + inside, xs.begin() + end, edge) - xs.begin());
+        emitRange(inside, next);
+        inside = next;
     }
+    emitRange(inside, end);  // the right neighbour
 }

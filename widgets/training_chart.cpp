@@ -23,6 +23,29 @@
 
 namespace {
 
+// Heckbert's nice numbers ("Graphics Gems", 1990): a round range and tick step around [lo, hi],
+// what QValueAxis::applyNiceNumbers() computes, here so that the range is set only when it changes.
+double niceNumber(double x, bool round) {
+    const double e = std::floor(std::log10(x));
+    const double f = x / std::pow(10.0, e);
+    double nf;
+    if (round) nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+    else nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+    return nf * std::pow(10.0, e);
+}
+
+struct NiceRange {
+    double min, max;
+    int ticks;
+};
+
+NiceRange niceRange(double lo, double hi, int ticks) {
+    if (!(hi > lo)) return {lo, lo + 1.0, 2};
+    const double step = niceNumber(niceNumber(hi - lo, false) / (ticks - 1), true);
+    const double min = std::floor(lo / step) * step, max = std::ceil(hi / step) * step;
+    return {min, max, static_cast<int>(std::lround((max - min) / step)) + 1};
+}
+
 // "2¹⁶", "2⁻³": the label of 2^k on a log2 axis.
 QString powerOfTwoLabel(int exponent) {
     static const QChar superscripts[] = {u'\u2070', u'\u00B9', u'\u00B2', u'\u00B3', u'\u2074',
@@ -43,6 +66,13 @@ struct TrainingChart::Series {
     const std::vector<double>* y = nullptr;
     bool visible = true;
     QList<QPointF> buffer;  // reused across refreshes: no allocation per tick
+    // What the points on show were made from: unchanged inputs skip the decimation and, above
+    // all, QtCharts' geometry update (it strokes every line for its hover shape, the costliest
+    // part of a redraw).
+    std::size_t shownSize = 0;
+    DecimationWindow shownWindow{0.0, -1.0, 0};
+    AxisScale shownScale = AxisScale::Linear;
+    double lo = 0.0, hi = 0.0;  // extremes of the points inside the window
 };
 
 struct TrainingChart::AxisState {
@@ -302,6 +332,11 @@ int TrainingChart::addMarkers(const QString& name, const QColor& color, qreal si
 void TrainingChart::setData(int id, const std::vector<double>* x, const std::vector<double>* y) {
     m_series.at(static_cast<std::size_t>(id))->x = x;
     m_series.at(static_cast<std::size_t>(id))->y = y;
+    m_series.at(static_cast<std::size_t>(id))->shownWindow.buckets = 0;
+}
+
+void TrainingChart::invalidate() {
+    for (auto& s : m_series) s->shownWindow.buckets = 0;
 }
 
 void TrainingChart::setSeriesVisible(int id, bool visible) {
@@ -330,15 +365,12 @@ void TrainingChart::refresh() {
         for (const auto& s : m_series) {
             if (s->visible && s->x != nullptr && !s->x->empty()) last = std::max(last, s->x->back());
         }
-        m_xMin = 0.0;
-        m_xMax = std::max(last, 1.0);
+        const NiceRange x = niceRange(0.0, std::max(last, 1.0), 6);
+        m_xMin = x.min;
+        m_xMax = x.max;
+        if (m_xAxis->tickCount() != x.ticks) m_xAxis->setTickCount(x.ticks);
     }
-    m_xAxis->setRange(m_xMin, m_xMax);
-    if (m_following) {
-        m_xAxis->setTickCount(6);
-        m_xAxis->applyNiceNumbers();
-        m_xMax = m_xAxis->max();
-    }
+    if (m_xAxis->min() != m_xMin || m_xAxis->max() != m_xMax) m_xAxis->setRange(m_xMin, m_xMax);
 
     const DecimationWindow window{m_xMin, m_xMax, plotWidth()};
     double lo[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
@@ -346,21 +378,36 @@ void TrainingChart::refresh() {
     for (auto& s : m_series) {
         if (!s->visible || s->x == nullptr || s->y == nullptr) {
             if (s->qt->count() > 0) s->qt->clear();
+            s->shownSize = 0;
+            s->shownWindow.buckets = 0;
             continue;
         }
         AxisState& axis = state(s->axis);
-        const ValueDomain domain = axis.scale == AxisScale::Linear ? ValueDomain::Finite : ValueDomain::Positive;
-        decimateMinMax(*s->x, *s->y, window, domain, s->buffer);
         const int side = s->axis == Axis::Left ? 0 : 1;
-        for (QPointF& p : s->buffer) {
-            axis.smallestGiven = std::min(axis.smallestGiven, p.y());
-            if (axis.scale == AxisScale::Log2) p.setY(std::log2(p.y()));
-            if (p.x() >= m_xMin && p.x() <= m_xMax) {
-                lo[side] = std::min(lo[side], p.y());
-                hi[side] = std::max(hi[side], p.y());
+        const std::size_t size = std::min(s->x->size(), s->y->size());
+        const bool unchanged = size == s->shownSize && s->shownWindow.xMin == window.xMin &&
+                               s->shownWindow.xMax == window.xMax && s->shownWindow.buckets == window.buckets &&
+                               s->shownScale == axis.scale;
+        if (!unchanged) {
+            const ValueDomain domain = axis.scale == AxisScale::Linear ? ValueDomain::Finite : ValueDomain::Positive;
+            decimateMinMax(*s->x, *s->y, window, domain, s->buffer);
+            s->lo = std::numeric_limits<double>::infinity();
+            s->hi = -std::numeric_limits<double>::infinity();
+            for (QPointF& p : s->buffer) {
+                axis.smallestGiven = std::min(axis.smallestGiven, p.y());
+                if (axis.scale == AxisScale::Log2) p.setY(std::log2(p.y()));
+                if (p.x() >= m_xMin && p.x() <= m_xMax) {
+                    s->lo = std::min(s->lo, p.y());
+                    s->hi = std::max(s->hi, p.y());
+                }
             }
+            s->qt->replace(s->buffer);
+            s->shownSize = size;
+            s->shownWindow = window;
+            s->shownScale = axis.scale;
         }
-        s->qt->replace(s->buffer);
+        lo[side] = std::min(lo[side], s->lo);
+        hi[side] = std::max(hi[side], s->hi);
     }
     fitAxis(Axis::Left, lo[0], hi[0]);
     fitAxis(Axis::Right, lo[1], hi[1]);
@@ -388,17 +435,28 @@ void TrainingChart::fitAxis(Axis which, double lo, double hi) {
     switch (s.scale) {
         case AxisScale::Linear: {
             auto* axis = static_cast<QValueAxis*>(s.axis);
-            axis->setRange(lo, hi);
-            if (!(s.fixedMin < s.fixedMax)) {
-                axis->setTickCount(6);
-                axis->applyNiceNumbers();  // ticks at 0.5, 1, 1.5 rather than 0.0501, 1.12
-            }
+            // Ticks at 0.5, 1, 1.5 rather than 0.0501, 1.12; a fixed range keeps its own ends.
+            const NiceRange nice = s.fixedMin < s.fixedMax ? NiceRange{lo, hi, 6} : niceRange(lo, hi, 6);
+            if (axis->tickCount() != nice.ticks) axis->setTickCount(nice.ticks);
+            if (axis->min() != nice.min || axis->max() != nice.max) axis->setRange(nice.min, nice.max);
             break;
         }
-        case AxisScale::Log10: static_cast<QLogValueAxis*>(s.axis)->setRange(lo, hi); break;
+        case AxisScale::Log10: {
+            auto* axis = static_cast<QLogValueAxis*>(s.axis);
+            // Whole decades when the data spans more than one, else a tight fit.
+            double a = lo, b = hi;
+            if (std::log10(hi / lo) > 1.0) {
+                a = std::pow(10.0, std::floor(std::log10(lo * 1.15)));
+                b = std::pow(10.0, std::ceil(std::log10(hi / 1.15)));
+            }
+            if (axis->min() != a || axis->max() != b) axis->setRange(a, b);
+            break;
+        }
         case AxisScale::Log2: {
             auto* axis = static_cast<QCategoryAxis*>(s.axis);
-            axis->setRange(lo, hi);
+            lo = std::floor(lo * 2.0) / 2.0;  // half powers of two: the range moves only when it must
+            hi = std::ceil(hi * 2.0) / 2.0;
+            if (axis->min() != lo || axis->max() != hi) axis->setRange(lo, hi);
             // Powers of two as labels, one per 28 pixels at most (QtCharts elides labels it cannot
             // space out).
             const int from = static_cast<int>(std::ceil(lo)), to = static_cast<int>(std::floor(hi));

@@ -56,8 +56,11 @@ public:
     void setSeriesName(int series, const QString& name);
     void setSeriesInLegend(int series, bool shown);
 
-    // Re-decimates every visible series for the current x range and widget width.
+    // Re-decimates the visible series whose columns grew or whose window changed (x range, width,
+    // axis scale) and hands each its points; the others keep theirs.
     void refresh();
+    // The columns changed in place (not only grew): the next refresh() redoes every series.
+    void invalidate();
 
     bool isFollowing() const { return m_following; }
     void setFollowing(bool following);

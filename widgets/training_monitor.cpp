@@ -625,6 +625,8 @@ bool TrainingMonitor::startTraining() {
     m_problem->setVisible(false);
     m_lossChart->setFollowing(true);
     m_scaleChart->setFollowing(true);
+    m_lossChart->invalidate();  // the previous-run columns were rewritten
+    m_scaleChart->invalidate();
     setCompare(m_compare->isChecked());
     m_runEpochs = static_cast<int>(r.settings.epochs);
     m_runBatch = static_cast<int>(r.settings.batchSize);

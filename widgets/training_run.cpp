@@ -5,6 +5,11 @@
 
 #include <exception>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
 #include "backend/backend.h"
 #include "formats/atomic_file.h"
 
@@ -43,6 +48,7 @@ bool TrainingRun::start(TrainingRequest request) {
     m_trainerDescription.clear();
     m_stopRequested = false;
     m_pauseRequested = false;
+    m_trainerReady = false;
     const uint64_t generation = ++m_generation;
     setState(State::Loading);
     m_drainTimer.start();
@@ -56,6 +62,12 @@ bool TrainingRun::start(TrainingRequest request) {
 // queued calls tagged with the run's generation, so a late report of an earlier run is ignored; Qt
 // drops them if this object is gone (the destructor joins first anyway).
 void TrainingRun::work(TrainingRequest request, uint64_t generation) {
+#ifdef __linux__
+    // Below the GUI thread: the engine uses every core (oneDNN's and our OpenMP team, created by and
+    // inheriting from this thread), and the window must still answer at once. Idle GUI time still
+    // goes to training.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kEngineNiceness);
+#endif
     Outcome outcome;
     try {
         auto data = std::make_unique<TrainingData>(loadTrainingData(request.dataSpec, request.dataOptions));
@@ -94,7 +106,8 @@ void TrainingRun::work(TrainingRequest request, uint64_t generation) {
 }
 
 void TrainingRun::trainerBuilt(uint64_t generation) {
-    if (generation != m_generation || m_state != State::Loading) return;
+    if (generation != m_generation || !isActive()) return;
+    m_trainerReady = true;
     {
         std::lock_guard lock(m_trainerMutex);
         m_description = m_outcome.description;
@@ -132,7 +145,7 @@ void TrainingRun::setPaused(bool paused) {
         std::lock_guard lock(m_trainerMutex);
         if (m_trainer) m_trainer->setPaused(paused);
     }
-    if (m_state != State::Loading) setState(paused ? State::Paused : State::Training);
+    setState(paused ? State::Paused : m_trainerReady ? State::Training : State::Loading);
 }
 
 double TrainingRun::stop() {

@@ -39,6 +39,8 @@ public:
     Q_ENUM(State)
 
     static constexpr int kDrainIntervalMs = 40;
+    // The engine thread's nice value (Linux): the GUI thread wins the CPU whenever it needs it.
+    static constexpr int kEngineNiceness = 10;
 
     explicit TrainingRun(QObject* parent = nullptr);
     ~TrainingRun() override;  // stops and joins
@@ -89,6 +91,7 @@ private:
     TrainingHistory m_history;
     std::optional<ampstudio::TrainingSummary> m_summary;
     uint64_t m_generation = 0;  // which start() a queued report belongs to
+    bool m_trainerReady = false;  // the engine thread reported the trainer built
 
     // What the engine thread reports, under m_trainerMutex.
     struct Outcome {

@@ -2,6 +2,9 @@
 // both views, list edits and exclusions change the converted view and undo restores it exactly,
 // selection follows across views, saving round-trips, a bad file keeps the document, German loads.
 #include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QSpinBox>
 #include <QDropEvent>
 #include <QMenu>
 #include <QMimeData>
@@ -20,6 +23,7 @@
 #include "graph_view.h"
 #include "main_window.h"
 #include "node_inspector.h"
+#include "training_monitor.h"
 
 using namespace ampstudio;
 
@@ -265,11 +269,40 @@ private slots:
         QVERIFY(!window.afterView()->drawing().nodes.isEmpty());
     }
 
+    void trainingMonitorTrainsTheOpenDocument() {
+        MainWindow window;
+        QVERIFY(window.openDemo());
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        TrainingMonitor* monitor = window.trainingMonitor();
+        auto* dataset = monitor->findChild<QComboBox*>(QStringLiteral("trainingDataset"));
+        dataset->setCurrentIndex(dataset->findData(QStringLiteral("synthetic:blobs")));
+        auto* model = monitor->findChild<QComboBox*>(QStringLiteral("trainingModel"));
+        model->setCurrentIndex(model->findData(QStringLiteral("conversion")));
+        QVERIFY2(monitor->setupProblem().isEmpty(), qPrintable(monitor->setupProblem()));
+        QCOMPARE(monitor->request().model.get(), window.workspace()->source().get());
+        // An exclusion made in the workspace is what "current conversion" trains.
+        window.workspace()->settings()->setExcluded(QStringLiteral("fc2"), true);
+        QCOMPARE(monitor->request().settings.excludedNodes, (std::set<std::string>{"fc2"}));
+        QCOMPARE(monitor->request().settings.precision, PrecisionMode::Amp);
+
+        // Closing the window while it trains stops the run and joins the engine thread.
+        monitor->findChild<QSpinBox*>(QStringLiteral("trainingEpochs"))->setValue(100000);
+        QVERIFY(monitor->startTraining());
+        QTRY_VERIFY_WITH_TIMEOUT(monitor->run()->stepsDone() > 5, 10000);
+        QElapsedTimer timer;
+        timer.start();
+        QVERIFY(window.close());
+        QVERIFY(!monitor->run()->isActive());
+        QCOMPARE(monitor->run()->state(), TrainingRun::State::Stopped);
+        QVERIFY(timer.elapsed() < 1000);
+    }
+
     void germanTranslationLoads() {
         QTranslator translator;
         QVERIFY(translator.load(QStringLiteral(":/i18n/ampstudio_de.qm")));
         QCOMPARE(translator.translate("MainWindow", "&File"), QStringLiteral("&Datei"));
         QCOMPARE(translator.translate("MainWindow", "&Save Converted…"), QStringLiteral("Konvertiertes Modell &speichern…"));
+        QCOMPARE(translator.translate("TrainingMonitor", "&Start"), QStringLiteral("&Starten"));
     }
 };
 
