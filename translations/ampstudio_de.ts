@@ -1322,10 +1322,6 @@ Doppelklicken, um ihn anzuzeigen</translation>
         <translation>Ausgangspunkt:</translation>
     </message>
     <message>
-        <source>CPU: %1</source>
-        <translation>CPU: %1</translation>
-    </message>
-    <message>
         <source>CUDA (not in this version)</source>
         <translation>CUDA (nicht in dieser Version)</translation>
     </message>
@@ -1870,6 +1866,10 @@ skipped: the gradients overflowed</source>
     <message>
         <source>Wrote %1</source>
         <translation>%1 geschrieben</translation>
+    </message>
+    <message>
+        <source>CPU %1</source>
+        <translation>CPU %1</translation>
     </message>
 </context>
 <context>

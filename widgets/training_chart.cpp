@@ -7,7 +7,6 @@
 #include <QImage>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QSaveFile>
@@ -44,6 +43,16 @@ NiceRange niceRange(double lo, double hi, int ticks) {
     const double step = niceNumber(niceNumber(hi - lo, false) / (ticks - 1), true);
     const double min = std::floor(lo / step) * step, max = std::ceil(hi / step) * step;
     return {min, max, static_cast<int>(std::lround((max - min) / step)) + 1};
+}
+
+// A plotted y back to the value it stands for.
+double rawValue(TrainingChart::AxisScale scale, double plotted) {
+    switch (scale) {
+        case TrainingChart::AxisScale::Log2: return std::exp2(plotted);
+        case TrainingChart::AxisScale::Log10: return std::pow(10.0, plotted);
+        case TrainingChart::AxisScale::Linear: break;
+    }
+    return plotted;
 }
 
 // "2¹⁶", "2⁻³": the label of 2^k on a log2 axis.
@@ -242,14 +251,7 @@ void TrainingChart::rebuildAxis(Axis which) {
             s.axis = a;
             break;
         }
-        case AxisScale::Log10: {
-            auto* a = new QLogValueAxis;
-            a->setBase(10.0);
-            a->setLabelFormat(QStringLiteral("%g"));
-            a->setMinorTickCount(8);
-            s.axis = a;
-            break;
-        }
+        case AxisScale::Log10:
         case AxisScale::Log2: {
             auto* a = new QCategoryAxis;
             a->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
@@ -301,8 +303,7 @@ int TrainingChart::addLine(const QString& name, const QColor& color, qreal width
     attachToAxes(*series);
     const int id = static_cast<int>(m_series.size());
     connect(line, &QXYSeries::hovered, this, [this, id](const QPointF& p, bool state) {
-        const bool log2 = this->state(m_series[id]->axis).scale == AxisScale::Log2;
-        emit hovered(id, QPointF(p.x(), log2 ? std::exp2(p.y()) : p.y()), state);
+        emit hovered(id, QPointF(p.x(), rawValue(this->state(m_series[id]->axis).scale, p.y())), state);
     });
     m_series.push_back(std::move(series));
     return id;
@@ -322,8 +323,7 @@ int TrainingChart::addMarkers(const QString& name, const QColor& color, qreal si
     attachToAxes(*series);
     const int id = static_cast<int>(m_series.size());
     connect(scatter, &QXYSeries::hovered, this, [this, id](const QPointF& p, bool state) {
-        const bool log2 = this->state(m_series[id]->axis).scale == AxisScale::Log2;
-        emit hovered(id, QPointF(p.x(), log2 ? std::exp2(p.y()) : p.y()), state);
+        emit hovered(id, QPointF(p.x(), rawValue(this->state(m_series[id]->axis).scale, p.y())), state);
     });
     m_series.push_back(std::move(series));
     return id;
@@ -396,6 +396,7 @@ void TrainingChart::refresh() {
             for (QPointF& p : s->buffer) {
                 axis.smallestGiven = std::min(axis.smallestGiven, p.y());
                 if (axis.scale == AxisScale::Log2) p.setY(std::log2(p.y()));
+                if (axis.scale == AxisScale::Log10) p.setY(std::log10(p.y()));
                 if (p.x() >= m_xMin && p.x() <= m_xMax) {
                     s->lo = std::min(s->lo, p.y());
                     s->hi = std::max(s->hi, p.y());
@@ -419,11 +420,12 @@ void TrainingChart::fitAxis(Axis which, double lo, double hi) {
         lo = s.fixedMin;
         hi = s.fixedMax;
     } else if (!(lo <= hi)) {  // nothing visible
-        lo = s.scale == AxisScale::Log10 ? 0.1 : 0.0;
-        hi = s.scale == AxisScale::Log10 ? 10.0 : 1.0;
+        lo = s.scale == AxisScale::Log10 ? -1.0 : 0.0;
+        hi = 1.0;
     } else if (s.scale == AxisScale::Log10) {
-        lo /= 1.15;
-        hi *= 1.15;
+        const double pad = std::max(0.03, 0.05 * (hi - lo));
+        lo -= pad;
+        hi += pad;
     } else if (s.scale == AxisScale::Log2) {
         lo -= 0.6;
         hi += 0.6;
@@ -442,14 +444,39 @@ void TrainingChart::fitAxis(Axis which, double lo, double hi) {
             break;
         }
         case AxisScale::Log10: {
-            auto* axis = static_cast<QLogValueAxis*>(s.axis);
-            // Whole decades when the data spans more than one, else a tight fit.
-            double a = lo, b = hi;
-            if (std::log10(hi / lo) > 1.0) {
-                a = std::pow(10.0, std::floor(std::log10(lo * 1.15)));
-                b = std::pow(10.0, std::ceil(std::log10(hi / 1.15)));
+            // Plotted as log10, labelled 0.2, 0.5, 1, 2, 5 ... (or whole decades when those crowd).
+            auto* axis = static_cast<QCategoryAxis*>(s.axis);
+            lo = std::floor(lo * 20.0) / 20.0;  // the range moves in twentieths of a decade only
+            hi = std::ceil(hi * 20.0) / 20.0;
+            if (axis->min() != lo || axis->max() != hi) axis->setRange(lo, hi);
+            const double height = m_chart->plotArea().height() >= 16 ? m_chart->plotArea().height() : 120.0;
+            const int fit = std::max(2, static_cast<int>(height / 28.0));
+            std::vector<double> marks;
+            for (const std::initializer_list<double>& mantissas : {std::initializer_list<double>{1, 2, 5}, {1}}) {
+                marks.clear();
+                for (int k = static_cast<int>(std::floor(lo)); k <= static_cast<int>(std::ceil(hi)); ++k) {
+                    for (double m : mantissas) {
+                        const double at = std::log10(m) + k;
+                        if (at >= lo && at <= hi) marks.push_back(at);
+                    }
+                }
+                if (static_cast<int>(marks.size()) <= fit) break;
             }
-            if (axis->min() != a || axis->max() != b) axis->setRange(a, b);
+            while (static_cast<int>(marks.size()) > fit && marks.size() > 2) {  // every other decade
+                std::vector<double> half;
+                for (std::size_t i = 0; i < marks.size(); i += 2) half.push_back(marks[i]);
+                marks = half;
+            }
+            const int key = static_cast<int>(marks.size()) * 100000 + static_cast<int>(std::lround((marks.empty() ? 0 : marks[0]) * 1000));
+            if (key != s.labelsStep || s.labelsFrom != static_cast<int>(std::lround(lo * 20)) ||
+                s.labelsTo != static_cast<int>(std::lround(hi * 20))) {
+                for (const QString& label : axis->categoriesLabels()) axis->remove(label);
+                axis->setStartValue(lo);
+                for (double at : marks) axis->append(QString::number(std::pow(10.0, at), 'g', 3), at);
+                s.labelsStep = key;
+                s.labelsFrom = static_cast<int>(std::lround(lo * 20));
+                s.labelsTo = static_cast<int>(std::lround(hi * 20));
+            }
             break;
         }
         case AxisScale::Log2: {

@@ -29,7 +29,8 @@ class TrainingChart : public QWidget {
 public:
     enum class Axis { Left, Right };
     // Log2: the values are plotted as their base-2 logarithm and labelled with powers of two (2¹⁶);
-    // Log10: a logarithmic value axis. Both take only positive values.
+    // Log10: plotted as their decimal logarithm, labelled 0.5, 1, 2, 5 ... Both take only positive
+    // values.
     enum class AxisScale { Linear, Log10, Log2 };
 
     explicit TrainingChart(QWidget* parent = nullptr);
@@ -77,7 +78,7 @@ public:
     // What the series holds now (tests, benchmarks).
     QList<QPointF> points(int series) const;
     qsizetype pointCount(int series) const;
-    // The smallest value ever handed to a series on `axis` (before the log2 transform); +inf if none.
+    // The smallest value ever handed to a series on `axis` (before the log transform); +inf if none.
     double smallestValueGiven(Axis axis) const;
     // Renders the chart into an off-screen image of the widget's size and returns the milliseconds the
     // render took (the benchmark's redraw figure).

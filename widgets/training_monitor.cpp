@@ -138,7 +138,9 @@ void TrainingMonitor::buildForm(QWidget* panel) {
     m_startFrom->setToolTip(tr("Fresh initialisation follows MXNet's naming: *_weight Xavier, *_bias zeros, *_gamma ones."));
     model->addRow(tr("Start from:"), m_startFrom);
     m_backend = named(new QComboBox, "trainingBackend");
-    m_backend->addItem(tr("CPU: %1").arg(QString::fromStdString(makeCpuBackend()->name())), QStringLiteral("cpu"));
+    QString cpuName = QString::fromStdString(makeCpuBackend()->name());  // "cpu (oneDNN avx2)"
+    if (cpuName.startsWith(QStringLiteral("cpu "))) cpuName = cpuName.mid(4);
+    m_backend->addItem(tr("CPU %1").arg(cpuName), QStringLiteral("cpu"));
     m_backend->addItem(tr("CUDA (not in this version)"), QStringLiteral("cuda"));
     if (auto* items = qobject_cast<QStandardItemModel*>(m_backend->model())) items->item(1)->setEnabled(false);
     model->addRow(tr("Backend:"), m_backend);

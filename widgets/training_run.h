@@ -40,7 +40,7 @@ public:
 
     static constexpr int kDrainIntervalMs = 40;
     // The engine thread's nice value (Linux): the GUI thread wins the CPU whenever it needs it.
-    static constexpr int kEngineNiceness = 10;
+    static constexpr int kEngineNiceness = 5;
 
     explicit TrainingRun(QObject* parent = nullptr);
     ~TrainingRun() override;  // stops and joins
