@@ -403,8 +403,8 @@ void TrainingMonitor::buildCharts(QWidget* panel) {
     m_status = new QLabel;
     m_status->setObjectName(QStringLiteral("trainingStatus"));
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    progressRow->addWidget(m_progress, 2);
-    progressRow->addWidget(m_status, 3);
+    progressRow->addWidget(m_progress, 3);
+    progressRow->addWidget(m_status, 2);
     layout->addLayout(progressRow);
 
     connect(m_start, &QPushButton::clicked, this, &TrainingMonitor::startTraining);
@@ -715,6 +715,10 @@ void TrainingMonitor::updateProgress() {
         if (!h.steps().empty()) {
             text += tr(" · epoch %1 of %2").arg(h.steps().back().epoch + 1).arg(m_runEpochs);
         }
+        if (m_run->state() == State::Training && total > done && !h.steps().empty() && h.steps().back().samplesPerSecond > 0) {
+            const double stepsPerSecond = h.steps().back().samplesPerSecond / std::max(1, m_runBatch);
+            text += tr(" · ETA %1").arg(durationText(static_cast<double>(total - done) / stepsPerSecond));
+        }
         m_progress->setFormat(text);
     }
     if (h.steps().empty()) {
@@ -724,10 +728,7 @@ void TrainingMonitor::updateProgress() {
     const StepMetrics& last = h.steps().back();
     QString status = tr("%1 samples/s · loss scale %2 · %n skipped", nullptr, static_cast<int>(h.skippedCount()))
                          .arg(QLocale().toString(last.samplesPerSecond, 'f', 0), scaleText(last.lossScale));
-    if (m_run->state() == State::Training && total > done && last.samplesPerSecond > 0) {
-        const double stepsPerSecond = last.samplesPerSecond / std::max(1, m_runBatch);
-        status += tr(" · ETA %1").arg(durationText(static_cast<double>(total - done) / stepsPerSecond));
-    }
+
     if (last.scaleBelowOne) status += tr(" · warning: the loss scale fell below 1");
     if (m_run->state() == State::Paused) status = tr("Paused · ") + status;
     m_status->setText(status);

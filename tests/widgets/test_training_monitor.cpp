@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -129,6 +130,10 @@ private slots:
         setUp(m, QStringLiteral("fp32"), 100000);
         QVERIFY(m.startTraining());
         QTRY_VERIFY_WITH_TIMEOUT(m.run()->stepsDone() > 20, 10000);
+        // The progress bar tells step, epoch and the time left; the status line the speed and scale.
+        QTRY_VERIFY_WITH_TIMEOUT(child<QProgressBar>(m, "trainingProgress")->format().contains(QStringLiteral("ETA")), 5000);
+        QVERIFY(child<QProgressBar>(m, "trainingProgress")->format().contains(QStringLiteral("epoch 1 of 100000")));
+        QVERIFY(m.statusText().contains(QStringLiteral("samples/s")));
         QTest::mouseClick(child<QPushButton>(m, "trainingPause"), Qt::LeftButton);
         QCOMPARE(m.run()->state(), TrainingRun::State::Paused);
         QTest::qWait(100);  // a step in flight finishes
