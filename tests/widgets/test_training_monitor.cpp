@@ -132,7 +132,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(m.run()->stepsDone() > 20, 10000);
         // The progress bar tells step, epoch and the time left; the status line the speed and scale.
         QTRY_VERIFY_WITH_TIMEOUT(child<QProgressBar>(m, "trainingProgress")->format().contains(QStringLiteral("ETA")), 5000);
-        QVERIFY(child<QProgressBar>(m, "trainingProgress")->format().contains(QStringLiteral("epoch 1 of 100000")));
+        QVERIFY(child<QProgressBar>(m, "trainingProgress")->format().contains(QRegularExpression(QStringLiteral("epoch \\d+ of 100000"))));
         QVERIFY(m.statusText().contains(QStringLiteral("samples/s")));
         QTest::mouseClick(child<QPushButton>(m, "trainingPause"), Qt::LeftButton);
         QCOMPARE(m.run()->state(), TrainingRun::State::Paused);
