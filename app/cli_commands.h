@@ -44,6 +44,7 @@ struct CompareArgs {
     int64_t samples = 64;
     uint64_t seed = 0;
     std::optional<std::filesystem::path> report;
+    std::string backend = "auto";
 };
 
 struct TrainArgs {
@@ -71,6 +72,7 @@ struct TrainArgs {
     std::optional<std::filesystem::path> epochMetrics;
     std::optional<std::string> save;
     std::optional<std::string> excludedSymNames;
+    std::string backend = "auto";
 };
 
 // As the GUI's drag-and-drop: a .params file given as the model stands for its checkpoint, and

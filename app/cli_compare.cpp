@@ -150,7 +150,7 @@ int runCompare(const CompareArgs& args) {
             throw UsageError("give the inputs: --data fashion-mnist|FILE, or --input NAME=SHAPE (random values)");
         }
 
-        auto backend = makeCpuBackend();
+        auto backend = makeBackend(parseBackendChoice(args.backend), &converted);
         const ModelComparison result = compareModels(reference, converted, params ? &*params : nullptr, inputs,
                                                      *backend, args.seed);
         std::cout << "  " << std::left << std::setw(36) << "output" << std::right << std::setw(14) << "shape"
@@ -189,6 +189,9 @@ int runCompare(const CompareArgs& args) {
     } catch (const std::invalid_argument& e) {
         std::cerr << "ampstudio-cli: " << e.what() << '\n';
         return kBadInput;
+    } catch (const std::runtime_error& e) {  // the device: --backend cuda without one, out of memory
+        std::cerr << "ampstudio-cli: " << e.what() << '\n';
+        return kUsageError;
     }
 }
 

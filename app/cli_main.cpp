@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
     compareCmd->add_option("--data", compare.data, "Images for the data input: fashion-mnist (its test set) or an IDX images file");
     compareCmd->add_option("--samples", compare.samples, "How many images from --data (default 64)");
     compareCmd->add_option("--seed", compare.seed, "Seed of random inputs and initialised parameters (default 0)");
+    compareCmd->add_option("--backend", compare.backend, "auto (default: CUDA when a device can run the model), cpu, cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     compareCmd->add_option("--report", compare.report, "Write every output's and node's figures (JSON)");
 
     TrainArgs train;
@@ -91,6 +93,8 @@ int main(int argc, char** argv) {
     trainCmd->add_option("--steps", train.steps, "Stop after this many steps");
     trainCmd->add_option("--clip", train.clip, "Clip gradients to this global L2 norm (default: off)");
     trainCmd->add_option("--seed", train.seed, "Seed of initialisation, shuffling and dropout (default 0)");
+    trainCmd->add_option("--backend", train.backend, "auto (default: CUDA when a device can run the model), cpu, cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     trainCmd->add_option("--metrics", train.metrics, "Write every step to this CSV file");
     trainCmd->add_option("--epoch-metrics", train.epochMetrics, "Write every epoch to this CSV file (with --metrics)");
     trainCmd->add_option("--save", train.save, "Write PREFIX-symbol.json and PREFIX-NNNN.params (NNNN = epochs done)");

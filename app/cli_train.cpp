@@ -74,7 +74,7 @@ int runTrain(const TrainArgs& args) {
         const TrainingData data = loadTrainingData(args.data, dataOptions);
         std::cout << data.description << '\n';
 
-        auto backend = makeCpuBackend();
+        auto backend = makeBackend(parseBackendChoice(args.backend), &graph);
         MetricsSink sink;
         std::optional<MetricsCsvWriter> writer;
         if (args.metrics) {
@@ -126,6 +126,9 @@ int runTrain(const TrainArgs& args) {
         std::cerr << "ampstudio-cli: " << args.symbol.string() << ": " << e.what() << '\n';
         return kBadInput;
     } catch (const std::invalid_argument& e) {
+        std::cerr << "ampstudio-cli: " << e.what() << '\n';
+        return kUsageError;
+    } catch (const std::runtime_error& e) {  // the device: --backend cuda without one, out of memory
         std::cerr << "ampstudio-cli: " << e.what() << '\n';
         return kUsageError;
     }

@@ -1322,10 +1322,6 @@ Doppelklicken, um ihn anzuzeigen</translation>
         <translation>Ausgangspunkt:</translation>
     </message>
     <message>
-        <source>CUDA (not in this version)</source>
-        <translation>CUDA (nicht in dieser Version)</translation>
-    </message>
-    <message>
         <source>Backend:</source>
         <translation>Backend:</translation>
     </message>
@@ -1870,6 +1866,37 @@ skipped: the gradients overflowed</source>
     <message>
         <source>CPU %1</source>
         <translation>CPU %1</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>Automatisch</translation>
+    </message>
+    <message>
+        <source>CUDA (not in this build)</source>
+        <translation>CUDA (in diesem Build nicht enthalten)</translation>
+    </message>
+    <message>
+        <source>CUDA (no device)</source>
+        <translation>CUDA (kein Gerät)</translation>
+    </message>
+    <message numerus="yes">
+        <source>CUDA (%n device(s))</source>
+        <translation>
+            <numerusform>CUDA (%n Gerät)</numerusform>
+            <numerusform>CUDA (%n Geräte)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Automatic trains on the GPU when one is present and the CUDA backend runs every op of the model, else on the CPU.</source>
+        <translation>Automatisch trainiert auf der GPU, wenn eine vorhanden ist und das CUDA-Backend jeden Operator des Modells ausführen kann, sonst auf der CPU.</translation>
+    </message>
+    <message>
+        <source>No CUDA device is present: choose the CPU or Automatic.</source>
+        <translation>Kein CUDA-Gerät vorhanden: Wählen Sie die CPU oder Automatisch.</translation>
+    </message>
+    <message>
+        <source>This build has no CUDA backend: choose the CPU or Automatic.</source>
+        <translation>Dieser Build hat kein CUDA-Backend: Wählen Sie die CPU oder Automatisch.</translation>
     </message>
 </context>
 <context>

@@ -140,9 +140,16 @@ void TrainingMonitor::buildForm(QWidget* panel) {
     m_backend = named(new QComboBox, "trainingBackend");
     QString cpuName = QString::fromStdString(makeCpuBackend()->name());  // "cpu (oneDNN avx2)"
     if (cpuName.startsWith(QStringLiteral("cpu "))) cpuName = cpuName.mid(4);
+    const int devices = cudaDeviceCount();
+    m_backend->addItem(tr("Automatic"), QStringLiteral("auto"));
     m_backend->addItem(tr("CPU %1").arg(cpuName), QStringLiteral("cpu"));
-    m_backend->addItem(tr("CUDA (not in this version)"), QStringLiteral("cuda"));
-    if (auto* items = qobject_cast<QStandardItemModel*>(m_backend->model())) items->item(1)->setEnabled(false);
+    m_backend->addItem(!cudaBackendBuilt() ? tr("CUDA (not in this build)")
+                       : devices == 0      ? tr("CUDA (no device)")
+                                           : tr("CUDA (%n device(s))", nullptr, devices),
+                       QStringLiteral("cuda"));
+    if (auto* items = qobject_cast<QStandardItemModel*>(m_backend->model())) items->item(2)->setEnabled(devices > 0);
+    m_backend->setToolTip(tr("Automatic trains on the GPU when one is present and the CUDA backend runs every op "
+                             "of the model, else on the CPU."));
     model->addRow(tr("Backend:"), m_backend);
 
     QFormLayout* precision = group(tr("Precision"));
@@ -515,6 +522,10 @@ QString TrainingMonitor::setupProblem() const {
     } catch (const std::exception& e) {
         return tr("This model cannot be trained: %1.").arg(QString::fromUtf8(e.what()));
     }
+    if (m_backend->currentData().toString() == QLatin1String("cuda") && cudaDeviceCount() == 0) {
+        return cudaBackendBuilt() ? tr("No CUDA device is present: choose the CPU or Automatic.")
+                                  : tr("This build has no CUDA backend: choose the CPU or Automatic.");
+    }
     const QString kind = m_dataset->currentData().toString();
     const QString path = m_dataPath->text().trimmed();
     if (kind == QLatin1String("fashion-mnist") && !fashionMnistAvailable()) {
@@ -545,6 +556,7 @@ TrainingRequest TrainingMonitor::request() const {
     r.model = m_graph;
     if (m_startFrom->currentData().toString() == QLatin1String("params")) r.params = m_params;
     r.dataSpec = datasetSpec().toStdString();
+    r.backend = parseBackendChoice(m_backend->currentData().toString().toStdString());
     r.dataOptions.seed = static_cast<uint64_t>(m_seed->value());
     r.dataOptions.labelColumn = m_labelColumn->text().trimmed().toStdString();
     r.dataOptions.csvTask = m_csvTask->currentData().toString() == QLatin1String("regression") ? DatasetTask::Regression
@@ -844,6 +856,7 @@ void TrainingMonitor::readSettings() {
     setComboData(m_model, s.value(QStringLiteral("model"), QStringLiteral("original")));
     setComboData(m_startFrom, s.value(QStringLiteral("startFrom"), QStringLiteral("params")));
     setComboData(m_precision, s.value(QStringLiteral("precision"), QStringLiteral("amp")));
+    setComboData(m_backend, s.value(QStringLiteral("backend"), QStringLiteral("auto")));
     setComboData(m_scaler, s.value(QStringLiteral("scaler"), QStringLiteral("pytorch")));
     m_initScaleLog2->setValue(s.value(QStringLiteral("initScaleLog2"), 16).toInt());
     m_growthInterval->setValue(s.value(QStringLiteral("growthInterval"), 2000).toInt());
@@ -875,6 +888,7 @@ void TrainingMonitor::writeSettings() const {
     s.setValue(QStringLiteral("model"), m_model->currentData());
     s.setValue(QStringLiteral("startFrom"), m_startFrom->currentData());
     s.setValue(QStringLiteral("precision"), m_precision->currentData());
+    s.setValue(QStringLiteral("backend"), m_backend->currentData());
     s.setValue(QStringLiteral("scaler"), m_scaler->currentData());
     s.setValue(QStringLiteral("initScaleLog2"), m_initScaleLog2->value());
     s.setValue(QStringLiteral("growthInterval"), m_growthInterval->value());

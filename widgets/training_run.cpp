@@ -71,7 +71,7 @@ void TrainingRun::work(TrainingRequest request, uint64_t generation) {
     Outcome outcome;
     try {
         auto data = std::make_unique<TrainingData>(loadTrainingData(request.dataSpec, request.dataOptions));
-        auto backend = makeCpuBackend();
+        auto backend = makeBackend(request.backend, request.model.get());
         auto trainer = std::make_unique<Trainer>(*request.model, request.params.get(), data->train,
                                                  data->validation.size() > 0 ? &data->validation : nullptr,
                                                  request.settings, *backend, &m_sink);

@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "backend/backend.h"
 #include "formats/ndarray_list.h"
 #include "graph/graph.h"
 #include "train/dataset_source.h"
@@ -27,6 +28,7 @@ struct TrainingRequest {
     std::shared_ptr<const ampstudio::Graph> model;         // the fp32 graph
     std::shared_ptr<const ampstudio::NDArrayList> params;  // null: initialise from the seed
     std::string dataSpec;                                  // as the CLI's --data
+    ampstudio::BackendChoice backend = ampstudio::BackendChoice::Auto;
     ampstudio::DataSourceOptions dataOptions;
     ampstudio::TrainerSettings settings;
     QString label;  // "amp", "fp32 (MLP)": for the overlay legend

@@ -110,4 +110,18 @@ public:
 // The CPU reference backend (backend/cpu/), always available.
 std::unique_ptr<Backend> makeCpuBackend();
 
+// Whether this build has the CUDA backend (backend/cuda/), and how many devices it can use (0
+// without it, without a driver or without a device).
+bool cudaBackendBuilt();
+int cudaDeviceCount();
+// The CUDA backend on `device`. Throws std::runtime_error saying why when there is none.
+std::unique_ptr<Backend> makeCudaBackend(int device = 0);
+
+// What the CLI's --backend and the GUI's selector name.
+enum class BackendChoice { Auto, Cpu, Cuda };
+BackendChoice parseBackendChoice(std::string_view text);  // "auto", "cpu", "cuda"; throws std::invalid_argument
+// Auto: CUDA when a device is present and the backend has kernels for every op of `model` (when
+// given), else the CPU. Cuda: the CUDA backend or an exception saying why not.
+std::unique_ptr<Backend> makeBackend(BackendChoice choice, const Graph* model = nullptr);
+
 }  // namespace ampstudio

@@ -169,6 +169,8 @@ private slots:
         QTest::newRow("malformed conditional") << QStringList{"convert", kMlp, "--output", "/tmp/ams-x",
                                                               "--conditional-fp32-ops", "Activation"}
                                                << 1 << "OP:PARAM";
+        QTest::newRow("unknown backend") << QStringList{"train", kMlp, "--data", "synthetic:blobs", "--backend", "tpu"} << 1
+                                         << "--backend";
     }
     void exitStatuses() {
         QFETCH(QStringList, args);

@@ -223,6 +223,15 @@ private slots:
         QVERIFY(m.setupProblem().contains(QStringLiteral("CSV")));
         child<QLineEdit>(m, "trainingDataPath")->setText(QStringLiteral("/nonexistent/x.csv"));
         QVERIFY(m.setupProblem().contains(QStringLiteral("does not exist")));
+        // The CUDA backend where there is none.
+        if (cudaDeviceCount() == 0) {
+            choose(child<QComboBox>(m, "trainingDataset"), QStringLiteral("synthetic:blobs"));
+            choose(child<QComboBox>(m, "trainingBackend"), QStringLiteral("cuda"));
+            QVERIFY2(m.setupProblem().contains(QStringLiteral("CUDA")), qPrintable(m.setupProblem()));
+            choose(child<QComboBox>(m, "trainingBackend"), QStringLiteral("auto"));
+            QVERIFY(m.setupProblem().isEmpty());
+            QCOMPARE(m.request().backend, BackendChoice::Auto);
+        }
         // A model without a loss head.
         const auto plain = std::make_shared<const Graph>(parseSymbolJson(
             R"({"nodes": [{"op": "null", "name": "data", "inputs": []},
