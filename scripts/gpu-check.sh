@@ -10,6 +10,7 @@ dir=$(mktemp -d)
 tar -C "$dir" -xJf .gpu/bundle.tar.xz
 export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export QT_QPA_PLATFORM=offscreen
+export AMPSTUDIO_REQUIRE_GPU=1  # a suite that finds no device fails rather than skips
 status=0
 {
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || true

@@ -22,9 +22,14 @@ using namespace ampstudio;
 
 namespace {
 
-#define REQUIRE_CUDA_DEVICE()                                   \
-    do {                                                        \
-        if (cudaDeviceCount() == 0) QSKIP("skipped: no CUDA device"); \
+// scripts/gpu-check.sh sets AMPSTUDIO_REQUIRE_GPU=1: on the GPU machine a skip would hide a broken
+// driver or build, so it fails instead.
+#define REQUIRE_CUDA_DEVICE()                                                         \
+    do {                                                                              \
+        if (cudaDeviceCount() == 0) {                                                 \
+            if (qEnvironmentVariableIntValue("AMPSTUDIO_REQUIRE_GPU")) QFAIL("no CUDA device"); \
+            QSKIP("skipped: no CUDA device");                                         \
+        }                                                                             \
     } while (0)
 
 template <typename T>
@@ -65,8 +70,8 @@ private slots:
         if (cudaDeviceCount() == 0) {
             QCOMPARE(makeBackend(BackendChoice::Auto)->device().kind, DeviceKind::Cpu);
             QVERIFY_THROWS_EXCEPTION(std::runtime_error, makeBackend(BackendChoice::Cuda));
-            QSKIP("skipped: no CUDA device");
         }
+        REQUIRE_CUDA_DEVICE();
         auto cuda = makeBackend(BackendChoice::Cuda);
         QCOMPARE(cuda->device().kind, DeviceKind::Cuda);
         QVERIFY2(QString::fromStdString(cuda->name()).startsWith(QStringLiteral("cuda:0 (")), cuda->name().c_str());
