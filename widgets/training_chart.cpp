@@ -288,42 +288,35 @@ void TrainingChart::attachToAxes(Series& series) {
 
 int TrainingChart::addLine(const QString& name, const QColor& color, qreal width, Axis axis, Qt::PenStyle style,
                            bool points) {
-    auto series = std::make_unique<Series>();
     auto* line = new QLineSeries;
-    line->setName(name);
-    QPen pen(color, width, style, Qt::RoundCap, Qt::RoundJoin);
-    line->setPen(pen);
+    line->setPen(QPen(color, width, style, Qt::RoundCap, Qt::RoundJoin));
     if (points) {
         line->setPointsVisible(true);
         line->setMarkerSize(std::max<qreal>(6.0, 3 * width));
     }
-    series->qt = line;
-    series->axis = axis;
-    m_chart->addSeries(line);
-    attachToAxes(*series);
-    const int id = static_cast<int>(m_series.size());
-    connect(line, &QXYSeries::hovered, this, [this, id](const QPointF& p, bool state) {
-        emit hovered(id, QPointF(p.x(), rawValue(this->state(m_series[id]->axis).scale, p.y())), state);
-    });
-    m_series.push_back(std::move(series));
-    return id;
+    return addSeries(line, name, axis);
 }
 
 int TrainingChart::addMarkers(const QString& name, const QColor& color, qreal size, Axis axis) {
-    auto series = std::make_unique<Series>();
     auto* scatter = new QScatterSeries;
-    scatter->setName(name);
     scatter->setMarkerShape(QScatterSeries::MarkerShapeCircle);
     scatter->setMarkerSize(size);
     scatter->setColor(color);
     scatter->setBorderColor(color.darker(140));
-    series->qt = scatter;
+    return addSeries(scatter, name, axis);
+}
+
+// Puts a styled series on the chart and its axes, and reports hovering in raw values.
+int TrainingChart::addSeries(QXYSeries* qt, const QString& name, Axis axis) {
+    auto series = std::make_unique<Series>();
+    qt->setName(name);
+    series->qt = qt;
     series->axis = axis;
-    m_chart->addSeries(scatter);
+    m_chart->addSeries(qt);
     attachToAxes(*series);
     const int id = static_cast<int>(m_series.size());
-    connect(scatter, &QXYSeries::hovered, this, [this, id](const QPointF& p, bool state) {
-        emit hovered(id, QPointF(p.x(), rawValue(this->state(m_series[id]->axis).scale, p.y())), state);
+    connect(qt, &QXYSeries::hovered, this, [this, id](const QPointF& p, bool entered) {
+        emit hovered(id, QPointF(p.x(), rawValue(state(m_series[id]->axis).scale, p.y())), entered);
     });
     m_series.push_back(std::move(series));
     return id;

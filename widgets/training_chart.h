@@ -100,6 +100,7 @@ private:
     const AxisState& state(Axis axis) const;
     void rebuildAxis(Axis axis);
     void attachToAxes(Series& series);
+    int addSeries(QXYSeries* qt, const QString& name, Axis axis);
     void fitAxis(Axis axis, double lo, double hi);
     void userChangedX(double min, double max);
     int plotWidth() const;

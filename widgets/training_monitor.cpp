@@ -73,7 +73,6 @@ QString scaleText(double scale) {
     return QString::number(scale, 'g', 6);
 }
 
-void setRowVisible(QFormLayout* form, QWidget* field, bool visible) { form->setRowVisible(field, visible); }
 
 }  // namespace
 
@@ -453,6 +452,16 @@ void TrainingMonitor::setModel(std::shared_ptr<const Graph> graph, std::shared_p
     m_modelName = name;
     m_inputFiles = inputFiles;
     m_suggestedPrefix = suggestedPrefix;
+    // What training needs from the graph, found once per model rather than on every form change.
+    m_lossOp.clear();
+    m_modelProblem.clear();
+    if (m_graph) {
+        try {
+            m_lossOp = findTrainingHeads(*m_graph).lossOp;
+        } catch (const std::exception& e) {
+            m_modelProblem = tr("This model cannot be trained: %1.").arg(QString::fromUtf8(e.what()));
+        }
+    }
     auto* items = qobject_cast<QStandardItemModel*>(m_startFrom->model());
     const bool hasParams = m_params != nullptr && !m_params->arrays.empty();
     if (items) items->item(0)->setEnabled(hasParams);
@@ -492,17 +501,17 @@ void TrainingMonitor::updateDatasetFields() {
     const QString kind = m_dataset->currentData().toString();
     auto* form = qobject_cast<QFormLayout*>(m_dataset->parentWidget()->layout());
     if (form) {
-        setRowVisible(form, m_dataPath->parentWidget(), kind == QLatin1String("csv") || kind == QLatin1String("idx"));
-        setRowVisible(form, m_labelColumn, kind == QLatin1String("csv"));
-        setRowVisible(form, m_csvTask, kind == QLatin1String("csv"));
+        form->setRowVisible(m_dataPath->parentWidget(), kind == QLatin1String("csv") || kind == QLatin1String("idx"));
+        form->setRowVisible(m_labelColumn, kind == QLatin1String("csv"));
+        form->setRowVisible(m_csvTask, kind == QLatin1String("csv"));
     }
     m_dataPath->setPlaceholderText(kind == QLatin1String("idx") ? tr("folder with train-images-idx3-ubyte[.gz]")
                                                                 : tr("numeric columns with a header"));
     if (auto* opt = qobject_cast<QFormLayout*>(m_optimizer->parentWidget()->layout())) {
-        setRowVisible(opt, m_momentum, m_optimizer->currentData().toString() == QLatin1String("sgd"));
+        opt->setRowVisible(m_momentum, m_optimizer->currentData().toString() == QLatin1String("sgd"));
         const bool step = m_schedule->currentData().toString() == QLatin1String("step");
-        setRowVisible(opt, m_stepSize, step);
-        setRowVisible(opt, m_gamma, step);
+        opt->setRowVisible(m_stepSize, step);
+        opt->setRowVisible(m_gamma, step);
     }
 }
 
@@ -516,11 +525,8 @@ QString TrainingMonitor::setupProblem() const {
     if (!m_graph) {
         return tr("Open a model to train it.");
     }
-    std::string lossOp;
-    try {
-        lossOp = findTrainingHeads(*m_graph).lossOp;
-    } catch (const std::exception& e) {
-        return tr("This model cannot be trained: %1.").arg(QString::fromUtf8(e.what()));
+    if (!m_modelProblem.isEmpty()) {
+        return m_modelProblem;
     }
     if (m_backend->currentData().toString() == QLatin1String("cuda") && cudaDeviceCount() == 0) {
         return cudaBackendBuilt() ? tr("No CUDA device is present: choose the CPU or Automatic.")
@@ -543,7 +549,7 @@ QString TrainingMonitor::setupProblem() const {
     const bool regression = kind == QLatin1String("synthetic:regression") ||
                             (kind == QLatin1String("csv") && m_csvTask->currentData().toString() == QLatin1String("regression"));
     try {
-        checkLossFitsTask(lossOp, regression ? DatasetTask::Regression : DatasetTask::Classification,
+        checkLossFitsTask(m_lossOp, regression ? DatasetTask::Regression : DatasetTask::Classification,
                           m_dataset->currentText().toStdString());
     } catch (const std::exception& e) {
         return tr("The model and the dataset do not fit: %1.").arg(QString::fromUtf8(e.what()));
@@ -597,17 +603,17 @@ TrainingRequest TrainingMonitor::request() const {
 }
 
 void TrainingMonitor::updateSetupState() {
-    const QString problem = setupProblem();
+    m_setupProblem = setupProblem();
     if (!m_run->isActive()) {
-        m_problem->setText(problem);
-        m_problem->setVisible(!problem.isEmpty());
+        m_problem->setText(m_setupProblem);
+        m_problem->setVisible(!m_setupProblem.isEmpty());
     }
     updateButtons();
 }
 
 void TrainingMonitor::updateButtons() {
     const bool active = m_run->isActive();
-    m_start->setEnabled(!active && setupProblem().isEmpty());
+    m_start->setEnabled(!active && m_setupProblem.isEmpty());
     m_pause->setEnabled(active);
     {
         const QSignalBlocker block(m_pause);

@@ -102,6 +102,9 @@ private:
     QString m_suggestedPrefix;
     ampstudio::ConversionOptions m_conversion;
     TrainingHistory m_previous;
+    std::string m_lossOp;    // the model's loss head, when it can be trained
+    QString m_modelProblem;  // why the model cannot be trained (empty when it can)
+    QString m_setupProblem;  // setupProblem() as of the last form change
     bool m_loadingSettings = false;
     int m_runEpochs = 1, m_runBatch = 1;  // of the run on show
 
