@@ -4,6 +4,7 @@
 
 #include "cli_commands.h"
 #include "formats/checkpoint_files.h"
+#include "tensor/heap_policy.h"
 
 using namespace ampstudio::cli;
 
@@ -21,6 +22,8 @@ void ampstudio::cli::resolveCheckpoint(std::filesystem::path& symbol, std::optio
 }
 
 int main(int argc, char** argv) {
+    // Before any thread starts: freed large blocks stay in the heap for reuse (tensor/heap_policy.h).
+    ampstudio::applyLargeModelHeapPolicy();
     CLI::App app{"AMP Studio command line: convert MXNet models to mixed precision", "ampstudio-cli"};
     app.set_version_flag("--version", std::string(AMPSTUDIO_VERSION));
     app.require_subcommand(1);

@@ -11,6 +11,7 @@
 #include "graph_view.h"
 #include "main_window.h"
 #include "training_monitor.h"
+#include "tensor/heap_policy.h"
 
 namespace {
 
@@ -48,6 +49,8 @@ int takeScreenshot(MainWindow& window, const QString& path, const QString& node,
 }  // namespace
 
 int main(int argc, char* argv[]) {
+    // Before any thread starts: freed large blocks stay in the heap for reuse (tensor/heap_policy.h).
+    ampstudio::applyLargeModelHeapPolicy();
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("AMP Studio"));
     QApplication::setOrganizationName(QStringLiteral("AMP Studio"));

@@ -16,6 +16,7 @@
 #include "bench_stats.h"
 #include "formats/symbol_json.h"
 #include "synthetic_graph.h"
+#include "tensor/heap_policy.h"
 
 using namespace ampstudio;
 using namespace ampstudio::bench;
@@ -31,6 +32,8 @@ struct Row {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // As the programs do (app/main.cpp), so the figures are theirs.
+    ampstudio::applyLargeModelHeapPolicy();
     std::vector<std::size_t> sizes{1000, 10000, 100000, 1000000};
     int repeatsOverride = 0;
     for (int i = 1; i + 1 < argc; i += 2) {

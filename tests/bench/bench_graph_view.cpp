@@ -27,6 +27,7 @@
 #include "bench_stats.h"
 #include "graph_drawing.h"
 #include "graph_view.h"
+#include "tensor/heap_policy.h"
 
 using namespace ampstudio::bench;
 
@@ -96,6 +97,8 @@ double paintMs(int repeats, GraphView& view) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // As the programs do (app/main.cpp), so the figures are theirs.
+    ampstudio::applyLargeModelHeapPolicy();
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }

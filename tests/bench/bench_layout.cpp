@@ -22,6 +22,7 @@
 #include "layout/graph_layout.h"
 #include "layout/layout_input_from_graph.h"
 #include "synthetic_graph.h"
+#include "tensor/heap_policy.h"
 
 using namespace ampstudio;
 using namespace ampstudio::bench;
@@ -53,6 +54,8 @@ int repeatsFor(std::size_t nodes, int override) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // As the programs do (app/main.cpp), so the figures are theirs.
+    ampstudio::applyLargeModelHeapPolicy();
     std::vector<std::size_t> sizes{1000, 2000, 5000, 20000};
     int repeatsOverride = 0;
     std::filesystem::path testdata = kDefaultTestdata;

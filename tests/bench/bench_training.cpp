@@ -27,6 +27,7 @@
 #include "ops/op_registry.h"
 #include "tensor/seeded_random.h"
 #include "train/trainer.h"
+#include "tensor/heap_policy.h"
 
 using namespace ampstudio;
 using namespace ampstudio::bench;
@@ -188,6 +189,8 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // As the programs do (app/main.cpp), so the figures are theirs.
+    ampstudio::applyLargeModelHeapPolicy();
     int steps = 20;
     int rounds = 3;
     std::vector<std::string> models{"mlp", "cnn"};

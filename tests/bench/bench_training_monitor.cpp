@@ -24,6 +24,7 @@
 #include "train/fashion_mnist.h"
 #include "training_chart.h"
 #include "training_monitor.h"
+#include "tensor/heap_policy.h"
 
 using namespace ampstudio;
 
@@ -154,6 +155,8 @@ void millionPointRow(const char* name, TrainingChart::AxisScale scale, int repea
 }  // namespace
 
 int main(int argc, char* argv[]) {
+    // As the programs do (app/main.cpp), so the figures are theirs.
+    ampstudio::applyLargeModelHeapPolicy();
     qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("AMP Studio bench"));  // never the user's settings

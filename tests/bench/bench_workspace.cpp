@@ -25,6 +25,7 @@
 #include "graph_view.h"
 #include "main_window.h"
 #include "synthetic_graph.h"
+#include "tensor/heap_policy.h"
 
 using namespace ampstudio;
 using namespace ampstudio::bench;
@@ -87,6 +88,8 @@ Row measure(const std::string& label, const QString& path, int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // As the programs do (app/main.cpp), so the figures are theirs.
+    ampstudio::applyLargeModelHeapPolicy();
     QApplication app(argc, argv);
     int repeats = 7;
     std::vector<std::size_t> sizes{1000, 5000};
