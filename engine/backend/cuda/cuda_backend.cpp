@@ -1,29 +1,53 @@
 #include "backend/cuda/cuda_backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_kernels.h"
+#include "backend/cuda/cuda_op_adapter.h"
 #include "ops/op_error.h"
 
 namespace ampstudio {
 
-CudaBackend::CudaBackend(int device) : m_device(device), m_allocator(std::make_shared<CudaAllocator>(device)) {
+CudaBackend::CudaBackend(int device, CudaBackendOptions options)
+    : m_device(device), m_options(options), m_allocator(std::make_shared<CudaAllocator>(device)) {
     cudaCheck(cudaSetDevice(device), "select the device");
     cudaDeviceProp props{};
     cudaCheck(cudaGetDeviceProperties(&props, device), "read the device's properties");
     m_name = "cuda:" + std::to_string(device) + " (" + props.name + ")";
     // Non-blocking: our stream never waits for work another library queued on the legacy stream.
     cudaCheck(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "create a stream");
+    cublasCheck(cublasCreate(&m_cublas), "create a handle");
+    cublasCheck(cublasSetStream(m_cublas, m_stream), "bind the handle to the stream");
+    // Kernels pass alpha and beta from the host.
+    cublasCheck(cublasSetPointerMode(m_cublas, CUBLAS_POINTER_MODE_HOST), "set the pointer mode");
+    cublasCheck(cublasSetMathMode(m_cublas, m_options.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+                "set the math mode");
+    cudnnCheck(cudnnCreate(&m_cudnn), "create a handle");
+    cudnnCheck(cudnnSetStream(m_cudnn, m_stream), "bind the handle to the stream");
 }
 
 CudaBackend::~CudaBackend() {
     if (m_stream != nullptr) {
         (void)cudaStreamSynchronize(m_stream);
-        (void)cudaStreamDestroy(m_stream);
     }
+    m_workspace = Tensor{};
+    if (m_cudnn != nullptr) (void)cudnnDestroy(m_cudnn);
+    if (m_cublas != nullptr) (void)cublasDestroy(m_cublas);
+    if (m_stream != nullptr) (void)cudaStreamDestroy(m_stream);
+}
+
+void* CudaBackend::workspace(std::size_t bytes) {
+    if (bytes == 0) return nullptr;
+    if (!m_workspace || m_workspace.bytes() < bytes) {
+        // Grown by half again so a run of slightly larger requests does not reallocate each time.
+        const auto size = static_cast<int64_t>(std::max(bytes, workspaceBytes() + workspaceBytes() / 2));
+        m_workspace = allocate(Shape{size}, DType::U8);
+    }
+    return m_workspace.data();
 }
 
 void CudaBackend::requireOnThisDevice(const Tensor& t, const char* what) const {
@@ -75,10 +99,14 @@ void CudaBackend::fill(const Tensor& dst, float value) {
 
 void CudaBackend::synchronize() { cudaCheck(cudaStreamSynchronize(m_stream), "wait for the device"); }
 
-bool CudaBackend::hasKernel(std::string_view) const { return false; }
+bool CudaBackend::hasKernel(std::string_view op) const { return cudaKernels().find(op) != nullptr; }
 
 std::unique_ptr<OpKernel> CudaBackend::createKernel(const KernelSetup& setup) {
-    throw OpError(setup.node, "the CUDA backend has no kernel for this op yet");
+    const CudaKernelFactory* factory = cudaKernels().find(setup.node.op);
+    if (factory == nullptr) {
+        throw OpError(setup.node, "the CUDA backend has no kernel for this op");
+    }
+    return std::make_unique<CudaOpAdapter>((*factory)(setup, *this), *this);
 }
 
 GradientCheck CudaBackend::unscaleAndCheck(std::span<const Tensor> grads, float invScale) {

@@ -1,10 +1,11 @@
 #pragma once
 // The CUDA backend: device tensors from a caching allocator, one stream on which every copy and
 // kernel is queued, and host synchronisation only where the interface returns a host value
-// (copyToHost, unscaleAndCheck, synchronize). This first part has the memory, the conversions and
-// the training step's passes (unscale-and-check, SGD, Adam); op kernels through cuBLAS, cuDNN and
-// our own come next, and hasKernel() says which exist, so the executor names an op it cannot run.
+// (copyToHost, unscaleAndCheck, synchronize). Op kernels (cuda_kernel.h) come from a table like the
+// CPU's; cuBLAS and cuDNN handles are bound to the stream once, here.
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <cudnn.h>
 
 #include <memory>
 #include <string>
@@ -14,9 +15,16 @@
 
 namespace ampstudio {
 
+struct CudaBackendOptions {
+    // f32 GEMMs and convolutions on tensor cores with TF32 inputs (10-bit mantissa): faster, but
+    // not the f32 reference. Off by default, as in PyTorch for matmul.
+    bool tf32 = false;
+};
+
 class CudaBackend final : public Backend {
 public:
-    explicit CudaBackend(int device = 0);  // throws CudaError when the device cannot be used
+    // Throws CudaError when the device cannot be used.
+    explicit CudaBackend(int device = 0, CudaBackendOptions options = {});
     ~CudaBackend() override;
 
     std::string name() const override { return m_name; }
@@ -40,15 +48,27 @@ public:
                   const AdamStepParams& params) override;
 
     cudaStream_t stream() const { return m_stream; }
+    cublasHandle_t cublas() const { return m_cublas; }
+    cudnnHandle_t cudnn() const { return m_cudnn; }
+    const CudaBackendOptions& options() const { return m_options; }
     CudaAllocator& allocator() { return *m_allocator; }
+    // Scratch device memory of at least `bytes` for the kernel about to be queued (cuDNN's and
+    // cuBLAS's workspaces). One buffer, grown when asked for more: every kernel runs on the one
+    // stream, in order, so the next kernel's use cannot overlap the last one's.
+    void* workspace(std::size_t bytes);
+    std::size_t workspaceBytes() const { return m_workspace ? m_workspace.bytes() : 0; }
 
 private:
     void requireOnThisDevice(const Tensor& t, const char* what) const;
 
     int m_device;
+    CudaBackendOptions m_options;
     std::string m_name;
     cudaStream_t m_stream = nullptr;
+    cublasHandle_t m_cublas = nullptr;
+    cudnnHandle_t m_cudnn = nullptr;
     std::shared_ptr<CudaAllocator> m_allocator;
+    Tensor m_workspace;
 };
 
 }  // namespace ampstudio

@@ -1,7 +1,9 @@
 #pragma once
-// CUDA runtime and cuBLAS status codes turned into exceptions that say what failed and why, so a
+// CUDA runtime, cuBLAS and cuDNN status codes turned into exceptions that say what failed and why, so a
 // device problem (out of memory, a lost device) reaches the user as a message, not a crash.
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <cudnn.h>
 
 #include <stdexcept>
 #include <string>
@@ -16,6 +18,18 @@ public:
 inline void cudaCheck(cudaError_t status, const char* what) {
     if (status != cudaSuccess) {
         throw CudaError(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
+    }
+}
+
+inline void cublasCheck(cublasStatus_t status, const char* what) {
+    if (status != CUBLAS_STATUS_SUCCESS) {
+        throw CudaError(std::string("cuBLAS: ") + what + ": " + cublasGetStatusString(status));
+    }
+}
+
+inline void cudnnCheck(cudnnStatus_t status, const char* what) {
+    if (status != CUDNN_STATUS_SUCCESS) {
+        throw CudaError(std::string("cuDNN: ") + what + ": " + cudnnGetErrorString(status));
     }
 }
 

@@ -1,85 +1,28 @@
 // The CUDA backend's own kernels: grid-stride loops over flat buffers. Conversions go through f32
 // registers with the CUDA math library's round-to-nearest-even intrinsics, so an f16/bf16 value is
 // exactly what the CPU reference (tensor/float_convert.h) produces, inf, NaN and subnormals included.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
-#include <algorithm>
 #include <cmath>
-#include <stdexcept>
-#include <string>
 
-#include "backend/cuda/cuda_check.h"
+#include "backend/cuda/cuda_device.cuh"
 #include "backend/cuda/cuda_kernels.h"
 
 namespace ampstudio::cuda {
 namespace {
 
-constexpr int kThreads = 256;
-
-int gridFor(int64_t n) {
-    const int64_t blocks = (n + kThreads - 1) / kThreads;
-    return static_cast<int>(std::clamp<int64_t>(blocks, 1, 65535));
-}
-
-void checkLaunch(const char* what) { cudaCheck(cudaGetLastError(), what); }
-
-template <typename T>
-__device__ float toFloat(T v) {
-    return static_cast<float>(v);
-}
-template <>
-__device__ float toFloat<__half>(__half v) {
-    return __half2float(v);
-}
-template <>
-__device__ float toFloat<__nv_bfloat16>(__nv_bfloat16 v) {
-    return __bfloat162float(v);
-}
-
-template <typename T>
-__device__ T fromFloat(float v) {
-    return static_cast<T>(v);
-}
-template <>
-__device__ __half fromFloat<__half>(float v) {
-    return __float2half_rn(v);
-}
-template <>
-__device__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float v) {
-    return __float2bfloat16_rn(v);
-}
-
 template <typename In, typename Out>
 __global__ void convertKernel(const In* src, Out* dst, int64_t n) {
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
-        dst[i] = fromFloat<Out>(toFloat<In>(src[i]));
-    }
+    AMS_GRID_STRIDE(i, n) { dst[i] = fromFloat<Out>(toFloat<In>(src[i])); }
 }
 
 template <typename Out>
 __global__ void fillKernel(Out* dst, float value, int64_t n) {
     const Out v = fromFloat<Out>(value);
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
-        dst[i] = v;
-    }
+    AMS_GRID_STRIDE(i, n) { dst[i] = v; }
 }
 
-// Calls f with a value of the C++ type that stores `type`.
-template <typename F>
-void dispatch(DType type, F&& f) {
-    switch (type) {
-        case DType::F32: f(float{}); return;
-        case DType::F16: f(__half{}); return;
-        case DType::BF16: f(__nv_bfloat16{}); return;
-        case DType::F64: f(double{}); return;
-        case DType::I32: f(int32_t{}); return;
-        case DType::I64: f(int64_t{}); return;
-        case DType::U8: f(uint8_t{}); return;
-        case DType::I8: f(int8_t{}); return;
-        default: break;
-    }
-    throw std::invalid_argument("the CUDA backend cannot compute on " + std::string(dtypeName(type)) + " tensors");
+template <typename T>
+__global__ void addIntoKernel(T* dst, const T* src, int64_t n) {
+    AMS_GRID_STRIDE(i, n) { dst[i] = fromFloat<T>(toFloat<T>(dst[i]) + toFloat<T>(src[i])); }
 }
 
 __global__ void unscaleKernel(float* g, int64_t n, float invScale, double* partials) {
@@ -169,6 +112,15 @@ void fill(void* dst, DType type, float value, int64_t n, cudaStream_t stream) {
         fillKernel<Out><<<gridFor(n), kThreads, 0, stream>>>(static_cast<Out*>(dst), value, n);
     });
     checkLaunch("fill");
+}
+
+void addInto(void* dst, const void* src, DType type, int64_t n, cudaStream_t stream) {
+    if (n == 0) return;
+    dispatchFloat(type, [&](auto value) {
+        using T = decltype(value);
+        addIntoKernel<T><<<gridFor(n), kThreads, 0, stream>>>(static_cast<T*>(dst), static_cast<const T*>(src), n);
+    });
+    checkLaunch("add gradients");
 }
 
 int unscaleBlocks(int64_t n) {

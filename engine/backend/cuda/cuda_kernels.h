@@ -15,6 +15,8 @@ namespace ampstudio::cuda {
 // Throws std::invalid_argument for a dtype the backend does not compute on.
 void convert(const void* src, DType srcType, void* dst, DType dstType, int64_t n, cudaStream_t stream);
 void fill(void* dst, DType type, float value, int64_t n, cudaStream_t stream);
+// dst += src, element-wise, both of `type` (f32, f16, bf16): added in f32 and rounded once.
+void addInto(void* dst, const void* src, DType type, int64_t n, cudaStream_t stream);
 
 // How many partial sums unscaleAndSumSquares writes for n elements (its grid size).
 int unscaleBlocks(int64_t n);

@@ -1,0 +1,7 @@
+#include "backend/cuda/cuda_kernel.h"
+
+namespace ampstudio {
+
+void addCudaPoolingKernels(CudaKernelTable&) {}
+
+}  // namespace ampstudio
