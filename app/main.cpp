@@ -10,8 +10,8 @@
 #include "conversion_workspace.h"
 #include "graph_view.h"
 #include "main_window.h"
-#include "training_monitor.h"
 #include "tensor/heap_policy.h"
+#include "training_monitor.h"
 
 namespace {
 

@@ -137,7 +137,7 @@ void TrainingMonitor::buildForm(QWidget* panel) {
     m_startFrom->setToolTip(tr("Fresh initialisation follows MXNet's naming: *_weight Xavier, *_bias zeros, *_gamma ones."));
     model->addRow(tr("Start from:"), m_startFrom);
     m_backend = named(new QComboBox, "trainingBackend");
-    QString cpuName = QString::fromStdString(makeCpuBackend()->name());  // "cpu (oneDNN avx2)"
+    QString cpuName = QString::fromStdString(cpuBackendName());  // "cpu (oneDNN avx2)"
     if (cpuName.startsWith(QStringLiteral("cpu "))) cpuName = cpuName.mid(4);
     const int devices = cudaDeviceCount();
     m_backend->addItem(tr("Automatic"), QStringLiteral("auto"));

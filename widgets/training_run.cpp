@@ -42,10 +42,7 @@ bool TrainingRun::start(TrainingRequest request) {
     m_sink.takeNew();
     m_history.clear();
     m_history.label = request.label.toStdString();
-    m_summary.reset();
-    m_error.clear();
-    m_description.clear();
-    m_trainerDescription.clear();
+    m_shown = Outcome{};
     m_stopRequested = false;
     m_pauseRequested = false;
     m_trainerReady = false;
@@ -110,8 +107,8 @@ void TrainingRun::trainerBuilt(uint64_t generation) {
     m_trainerReady = true;
     {
         std::lock_guard lock(m_trainerMutex);
-        m_description = m_outcome.description;
-        m_trainerDescription = m_outcome.trainerDescription;
+        m_shown.description = m_outcome.description;
+        m_shown.trainerDescription = m_outcome.trainerDescription;
     }
     setState(m_pauseRequested ? State::Paused : State::Training);
 }
@@ -126,16 +123,11 @@ void TrainingRun::finalize() {
     }
     m_drainTimer.stop();
     drain();
-    Outcome outcome;
     {
         std::lock_guard lock(m_trainerMutex);
-        outcome = m_outcome;
+        m_shown = m_outcome;
     }
-    m_summary = outcome.summary;
-    m_error = outcome.error;
-    m_description = outcome.description;
-    m_trainerDescription = outcome.trainerDescription;
-    setState(outcome.final);
+    setState(m_shown.final);
 }
 
 void TrainingRun::setPaused(bool paused) {
@@ -219,7 +211,7 @@ bool TrainingRun::saveWeights(const QString& prefix, const QStringList& inputs, 
     }
     try {
         std::lock_guard lock(m_trainerMutex);
-        const int64_t epochs = m_summary ? m_summary->epochsCompleted : 0;
+        const int64_t epochs = m_shown.summary ? m_shown.summary->epochsCompleted : 0;
         const auto written = m_trainer->saveCheckpoint(prefix.toStdString(), epochs);
         if (paramsPath) *paramsPath = QString::fromStdString(written.string());
         return true;

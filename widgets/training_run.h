@@ -57,14 +57,14 @@ public:
 
     State state() const { return m_state; }
     bool isActive() const { return m_state == State::Loading || m_state == State::Training || m_state == State::Paused; }
-    QString errorMessage() const { return m_error; }
-    QString datasetDescription() const { return m_description; }
-    QString trainerDescription() const { return m_trainerDescription; }
+    QString errorMessage() const { return m_shown.error; }
+    QString datasetDescription() const { return m_shown.description; }
+    QString trainerDescription() const { return m_shown.trainerDescription; }
 
     const TrainingHistory& history() const { return m_history; }
     int64_t stepsDone() const;
     int64_t totalSteps() const;  // 0 until the trainer is built
-    std::optional<ampstudio::TrainingSummary> summary() const { return m_summary; }
+    std::optional<ampstudio::TrainingSummary> summary() const { return m_shown.summary; }
 
     // Whether trained weights can be saved: the trainer was built and trained at least one step.
     bool hasWeights() const;
@@ -86,21 +86,21 @@ private:
     void finalize();  // joins the thread and takes its outcome
     void setState(State state);
 
-    QTimer m_drainTimer;
-    std::thread m_thread;
-    State m_state = State::Idle;
-    QString m_error, m_description, m_trainerDescription;
-    TrainingHistory m_history;
-    std::optional<ampstudio::TrainingSummary> m_summary;
-    uint64_t m_generation = 0;  // which start() a queued report belongs to
-    bool m_trainerReady = false;  // the engine thread reported the trainer built
-
-    // What the engine thread reports, under m_trainerMutex.
+    // What the engine thread reports: m_outcome, under m_trainerMutex; m_shown is the GUI thread's
+    // copy, taken when the trainer is built (the descriptions) and when the thread ends (all of it).
     struct Outcome {
         State final = State::Finished;
         QString error, description, trainerDescription;
         std::optional<ampstudio::TrainingSummary> summary;
     };
+
+    QTimer m_drainTimer;
+    std::thread m_thread;
+    State m_state = State::Idle;
+    Outcome m_shown;
+    TrainingHistory m_history;
+    uint64_t m_generation = 0;  // which start() a queued report belongs to
+    bool m_trainerReady = false;  // the engine thread reported the trainer built
     Outcome m_outcome;
 
     // Shared with the engine thread. The trainer and the data it refers to are built there and live

@@ -109,6 +109,8 @@ public:
 
 // The CPU reference backend (backend/cpu/), always available.
 std::unique_ptr<Backend> makeCpuBackend();
+// Its name() without making one: "cpu (oneDNN avx2)".
+std::string cpuBackendName();
 
 // Whether this build has the CUDA backend (backend/cuda/), and how many devices it can use (0
 // without it, without a driver or without a device).

@@ -25,9 +25,9 @@
 #include "bench_stats.h"
 #include "graph/graph.h"
 #include "ops/op_registry.h"
+#include "tensor/heap_policy.h"
 #include "tensor/seeded_random.h"
 #include "train/trainer.h"
-#include "tensor/heap_policy.h"
 
 using namespace ampstudio;
 using namespace ampstudio::bench;

@@ -20,25 +20,16 @@
 #include <vector>
 
 #include "bench_stats.h"
+#include "blob_mlp.h"
 #include "formats/symbol_json.h"
+#include "tensor/heap_policy.h"
 #include "train/fashion_mnist.h"
 #include "training_chart.h"
 #include "training_monitor.h"
-#include "tensor/heap_policy.h"
 
 using namespace ampstudio;
 
 namespace {
-
-constexpr const char* kBlobMlp = R"({"nodes": [{"op": "null", "name": "data", "inputs": []},
-    {"op": "null", "name": "fc1_weight", "inputs": []}, {"op": "null", "name": "fc1_bias", "inputs": []},
-    {"op": "FullyConnected", "name": "fc1", "attrs": {"num_hidden": "16"}, "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0]]},
-    {"op": "Activation", "name": "relu1", "attrs": {"act_type": "relu"}, "inputs": [[3, 0, 0]]},
-    {"op": "null", "name": "fc2_weight", "inputs": []}, {"op": "null", "name": "fc2_bias", "inputs": []},
-    {"op": "FullyConnected", "name": "fc2", "attrs": {"num_hidden": "3"}, "inputs": [[4, 0, 0], [5, 0, 0], [6, 0, 0]]},
-    {"op": "null", "name": "softmax_label", "inputs": []},
-    {"op": "SoftmaxOutput", "name": "softmax", "inputs": [[7, 0, 0], [8, 0, 0]]}],
-    "arg_nodes": [0, 1, 2, 5, 6, 8], "heads": [[9, 0, 0]]})";
 
 double percentile(std::vector<double> v, double p) {
     if (v.empty()) return 0.0;
@@ -171,9 +162,9 @@ int main(int argc, char* argv[]) {
                 seconds);
     std::printf("# %-22s %10s %10s %9s %9s %9s %9s %9s\n", "model", "steps/s", "steps", "late_p50", "late_p99", "late_max",
                 "redraws/s", "stop_ms");
-    latencyRow("tiny MLP, blobs, fp32", std::make_shared<const Graph>(parseSymbolJson(kBlobMlp, "blob-mlp")),
+    latencyRow("tiny MLP, blobs, fp32", ampstudio::test::blobMlp(),
                "synthetic:blobs", "fp32", 32, seconds);
-    latencyRow("tiny MLP, blobs, amp", std::make_shared<const Graph>(parseSymbolJson(kBlobMlp, "blob-mlp")),
+    latencyRow("tiny MLP, blobs, amp", ampstudio::test::blobMlp(),
                "synthetic:blobs", "amp", 32, seconds);
     if (fashionMnistAvailable()) {
         const std::string mlp = std::string(AMS_TESTDATA_DIR) + "/mxnet/mlp-symbol.json";

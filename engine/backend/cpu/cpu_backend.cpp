@@ -60,7 +60,9 @@ std::string CpuBackend::dnnlIsa() {
     }
 }
 
-std::string CpuBackend::name() const { return "cpu (oneDNN " + dnnlIsa() + ")"; }
+std::string cpuBackendName() { return "cpu (oneDNN " + CpuBackend::dnnlIsa() + ")"; }
+
+std::string CpuBackend::name() const { return cpuBackendName(); }
 
 Tensor CpuBackend::allocate(const Shape& shape, DType dtype) {
     if (dtypeSize(dtype) == 0) {
