@@ -1,7 +1,191 @@
+// CUDA kernels of the loss heads, the CPU's (cpu_loss_kernels.cpp) on the device, with MXNet 1.9.1's
+// gradients, each multiplied by the loss scale:
+//   SoftmaxOutput      (p - onehot(label)) * grad_scale / norm; norm by `normalization`:
+//                      null 1, batch N, valid the count of labels != ignore_label (use_ignore)
+//   *RegressionOutput  grad_scale / (label size / N) * (out - label)   (MAE: sign(out - label))
+//   MakeLoss           grad_scale / norm everywhere
+// They ignore outGrad. A "valid" count that depends on the data is made on the device, in the
+// backend's workspace, and read there by the gradient kernel: the host never waits for it.
+#include <algorithm>
+#include <string>
+
+#include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_kernel.h"
+#include "backend/cuda/ops/cuda_loss_launchers.h"
+#include "ops/op_attrs.h"
 
 namespace ampstudio {
 
-void addCudaLossKernels(CudaKernelTable&) {}
+namespace {
+
+// The data, the output and so the gradient share one dtype the kernels compute on; labels may be of
+// any dtype the backend holds.
+void requireFloatData(const KernelSetup& setup) {
+    const DType type = setup.inTypes[0];
+    if (type != DType::F32 && type != DType::F16 && type != DType::BF16) {
+        OpAttrs(setup.node)
+            .fail("the CUDA backend computes loss heads on float32, float16 and bfloat16 data, not " +
+                  std::string(dtypeName(type)));
+    }
+    if (setup.outTypes[0] != type) {
+        OpAttrs(setup.node)
+            .fail("output dtype " + std::string(dtypeName(setup.outTypes[0])) + " differs from the data's " +
+                  std::string(dtypeName(type)));
+    }
+}
+
+unsigned long long* validCounter(const CudaContext& ctx) {
+    return static_cast<unsigned long long*>(ctx.backend.workspace(sizeof(unsigned long long)));
+}
+
+class SoftmaxOutputKernel final : public CudaKernel {
+public:
+    explicit SoftmaxOutputKernel(const KernelSetup& setup) {
+        requireFloatData(setup);
+        const OpAttrs attrs(setup.node);
+        const Shape& data = setup.inShapes[0];
+        m_gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
+        m_ignoreLabel = static_cast<float>(attrs.getFloat("ignore_label", -1.0));
+        m_useIgnore = attrs.getBool("use_ignore", false);
+        m_smoothAlpha = static_cast<float>(attrs.getFloat("smooth_alpha", 0.0));
+        m_normalization = attrs.getEnum("normalization", "null", {"null", "batch", "valid"});
+        m_batch = data[0];
+        if (attrs.getBool("multi_output", false)) {
+            m_rows.outer = data[0];
+            m_rows.classes = data[1];
+            m_rows.inner = shapeSize(data) / (data[0] * data[1]);
+        } else if (attrs.getBool("preserve_shape", false)) {
+            m_rows.classes = data.back();
+            m_rows.outer = shapeSize(data) / m_rows.classes;
+        } else {
+            m_rows.outer = data[0];
+            m_rows.classes = shapeSize(data) / data[0];
+        }
+        m_labelIsDistribution = setup.inShapes[1] == data && data.size() > 1 &&
+                                shapeSize(setup.inShapes[1]) != m_rows.outer * m_rows.inner;
+    }
+
+    void forward(const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) override {
+        cuda::softmaxOutputForward(in[0].data(), out[0].data(), in[0].dtype(), m_rows, ctx.stream);
+    }
+
+    void backward(const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out,
+                  std::span<const Tensor>, std::span<const Tensor> inGrad) override {
+        if (!inGrad[0].defined()) {
+            return;
+        }
+        const int64_t rows = m_rows.outer * m_rows.inner;
+        cuda::SoftmaxOutputGrad params;
+        params.rows = m_rows;
+        params.labelIsDistribution = m_labelIsDistribution;
+        params.useIgnore = m_useIgnore;
+        params.ignoreLabel = m_ignoreLabel;
+        params.onTarget = 1.0f - m_smoothAlpha;
+        params.offTarget = m_rows.classes > 1 ? m_smoothAlpha / static_cast<float>(m_rows.classes - 1) : 0.0f;
+        params.gradScale = m_gradScale;
+        params.lossScale = ctx.exec.lossScale;
+        if (m_normalization == "batch") {
+            params.norm = static_cast<float>(m_batch);
+        } else if (m_normalization == "valid") {
+            // Every row counts unless labels may be ignored; only then does the count need the labels.
+            if (m_useIgnore && !m_labelIsDistribution) {
+                unsigned long long* count = validCounter(ctx);
+                cuda::countUnignoredLabels(in[1].data(), in[1].dtype(), rows, m_ignoreLabel, count,
+                                           ctx.stream);
+                params.validCount = count;
+            } else {
+                params.norm = static_cast<float>(std::max<int64_t>(rows, 1));
+            }
+        }
+        cuda::softmaxOutputBackward(out[0].data(), in[1].data(), in[1].dtype(), inGrad[0].data(),
+                                    inGrad[0].dtype(), params, ctx.stream);
+    }
+
+private:
+    cuda::SoftmaxRows m_rows;
+    int64_t m_batch = 1;
+    float m_gradScale = 1.0f;
+    float m_ignoreLabel = -1.0f;
+    bool m_useIgnore = false;
+    float m_smoothAlpha = 0.0f;
+    bool m_labelIsDistribution = false;
+    std::string m_normalization;
+};
+
+std::unique_ptr<CudaKernel> makeRegressionKernel(const KernelSetup& setup, cuda::RegressionKind kind) {
+    requireFloatData(setup);
+    const OpAttrs attrs(setup.node);
+    const auto gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
+    const Shape& label = setup.inShapes[1];
+    const float numOutput = static_cast<float>(shapeSize(label) / label[0]);
+    return makeLambdaCudaKernel(
+        [kind](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
+            cuda::regressionForward(in[0].data(), out[0].data(), in[0].dtype(), in[0].size(), kind,
+                                    ctx.stream);
+        },
+        [kind, gradScale, numOutput](const CudaContext& ctx, std::span<const Tensor> in,
+                                     std::span<const Tensor> out, std::span<const Tensor>,
+                                     std::span<const Tensor> inGrad) {
+            if (!inGrad[0].defined()) {
+                return;
+            }
+            const float factor = gradScale / numOutput * ctx.exec.lossScale;
+            cuda::regressionBackward(out[0].data(), in[1].data(), in[1].dtype(), inGrad[0].data(),
+                                     inGrad[0].dtype(), inGrad[0].size(), kind, factor, ctx.stream);
+        });
+}
+
+std::unique_ptr<CudaKernel> makeMakeLossKernel(const KernelSetup& setup, CudaBackend&) {
+    requireFloatData(setup);
+    const OpAttrs attrs(setup.node);
+    const auto gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
+    const auto validThresh = static_cast<float>(attrs.getFloat("valid_thresh", 0.0));
+    const std::string normalization = attrs.getEnum("normalization", "null", {"null", "batch", "valid"});
+    const int64_t batch = setup.inShapes[0][0];
+    return makeLambdaCudaKernel(
+        [](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
+            if (out[0].bytes() != 0 && out[0].data() != in[0].data()) {
+                cudaCheck(cudaMemcpyAsync(out[0].data(), in[0].data(), out[0].bytes(),
+                                          cudaMemcpyDeviceToDevice, ctx.stream),
+                          "MakeLoss forward");
+            }
+        },
+        [=](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor>,
+            std::span<const Tensor>, std::span<const Tensor> inGrad) {
+            if (!inGrad[0].defined()) {
+                return;
+            }
+            float norm = 1.0f;
+            const unsigned long long* count = nullptr;
+            if (normalization == "batch") {
+                norm = static_cast<float>(batch);
+            } else if (normalization == "valid") {
+                unsigned long long* counter = validCounter(ctx);
+                cuda::countAbove(in[0].data(), in[0].dtype(), in[0].size(), validThresh, counter, ctx.stream);
+                count = counter;
+            }
+            cuda::fillLossGradient(inGrad[0].data(), inGrad[0].dtype(), inGrad[0].size(), gradScale,
+                                   ctx.exec.lossScale, norm, count, ctx.stream);
+        });
+}
+
+}  // namespace
+
+void addCudaLossKernels(CudaKernelTable& table) {
+    table.add("SoftmaxOutput", [](const KernelSetup& setup, CudaBackend&) -> std::unique_ptr<CudaKernel> {
+        return std::make_unique<SoftmaxOutputKernel>(setup);
+    });
+    table.add("LinearRegressionOutput", [](const KernelSetup& s, CudaBackend&) {
+        return makeRegressionKernel(s, cuda::RegressionKind::Linear);
+    });
+    table.add("LogisticRegressionOutput", [](const KernelSetup& s, CudaBackend&) {
+        return makeRegressionKernel(s, cuda::RegressionKind::Logistic);
+    });
+    table.add("MAERegressionOutput", [](const KernelSetup& s, CudaBackend&) {
+        return makeRegressionKernel(s, cuda::RegressionKind::Mae);
+    });
+    table.add("MakeLoss", makeMakeLossKernel);
+}
 
 }  // namespace ampstudio

@@ -1,7 +1,283 @@
+// CUDA kernels of the shape ops, the CPU's (cpu_shape_kernels.cpp) on the device:
+//   Flatten, Reshape, expand_dims, squeeze   a copy of the row-major data
+//   transpose, SwapAxis                      a strided copy through the input's permuted strides
+//   Concat / SliceChannel                    row copies along the axis; each one's backward is the other
+//   slice_axis                               a row copy; backward zeros the rest of the gradient
+// Elements move in their storage dtype, bit for bit. Shapes and attributes were checked by shape
+// inference (ops/shape_ops.cpp) before any kernel is made.
+#include <cstddef>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_kernel.h"
+#include "backend/cuda/ops/cuda_shape_launchers.h"
+#include "ops/op_attrs.h"
 
 namespace ampstudio {
 
-void addCudaShapeKernels(CudaKernelTable&) {}
+namespace {
+
+int64_t positiveAxis(int64_t axis, std::size_t ndim) {
+    return axis < 0 ? axis + static_cast<int64_t>(ndim) : axis;
+}
+
+// Elements before and after `axis` of a row-major shape.
+int64_t outerSize(const Shape& s, std::size_t axis) {
+    int64_t n = 1;
+    for (std::size_t i = 0; i < axis; ++i) {
+        n *= s[i];
+    }
+    return n;
+}
+int64_t innerSize(const Shape& s, std::size_t axis) {
+    int64_t n = 1;
+    for (std::size_t i = axis + 1; i < s.size(); ++i) {
+        n *= s[i];
+    }
+    return n;
+}
+
+std::byte* bytesOf(const Tensor& t) {
+    return static_cast<std::byte*>(t.data());
+}
+
+// Elements are moved, never converted, so every input and output must share one dtype (shape
+// inference's ElemwiseType guarantees it for graphs the executor binds).
+std::size_t sharedElementBytes(const KernelSetup& setup) {
+    const DType type = setup.inTypes[0];
+    for (const auto* types : {&setup.inTypes, &setup.outTypes}) {
+        for (DType t : *types) {
+            if (t != type) {
+                OpAttrs(setup.node)
+                    .fail("the CUDA backend moves shape op elements without converting them; got " +
+                          std::string(dtypeName(type)) + " and " + std::string(dtypeName(t)));
+            }
+        }
+    }
+    return dtypeSize(type);
+}
+
+void copyTensor(const Tensor& src, const Tensor& dst, cudaStream_t stream) {
+    if (src.data() != dst.data() && dst.bytes() != 0) {
+        cudaCheck(cudaMemcpyAsync(dst.data(), src.data(), dst.bytes(), cudaMemcpyDeviceToDevice, stream),
+                  "copy");
+    }
+}
+
+std::unique_ptr<CudaKernel> makeCopyKernel(const KernelSetup& setup) {
+    sharedElementBytes(setup);  // for its dtype check: a copy needs no element size
+    return makeLambdaCudaKernel([](const CudaContext& ctx, std::span<const Tensor> in,
+                                   std::span<const Tensor> out) { copyTensor(in[0], out[0], ctx.stream); },
+                                [](const CudaContext& ctx, std::span<const Tensor>, std::span<const Tensor>,
+                                   std::span<const Tensor> outGrad, std::span<const Tensor> inGrad) {
+                                    if (inGrad[0].defined()) {
+                                        copyTensor(outGrad[0], inGrad[0], ctx.stream);
+                                    }
+                                });
+}
+
+// out[i0, .., in] = data[i_perm[0], ..]: the output's index space read through the input's strides,
+// permuted. Backward walks the same index space, reading the output gradient densely and writing the
+// input gradient through the permuted strides: each of its elements exactly once.
+std::unique_ptr<CudaKernel> makePermuteKernel(const KernelSetup& setup, const std::vector<int64_t>& perm) {
+    const std::size_t elementBytes = sharedElementBytes(setup);
+    const Shape& data = setup.inShapes[0];
+    if (data.size() > static_cast<std::size_t>(cuda::kMaxPermuteRank)) {
+        OpAttrs(setup.node)
+            .fail("transposes of more than " + std::to_string(cuda::kMaxPermuteRank) +
+                  " dimensions are not supported");
+    }
+    std::vector<int64_t> strides(data.size(), 1);
+    for (std::size_t i = data.size(); i-- > 1;) {
+        strides[i - 1] = strides[i] * data[i];
+    }
+    cuda::StridedCopy forward;
+    forward.rank = static_cast<int>(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+        forward.dims[i] = data[static_cast<std::size_t>(perm[i])];
+        forward.srcStrides[i] = strides[static_cast<std::size_t>(perm[i])];
+    }
+    int64_t dense = 1;
+    for (std::size_t i = perm.size(); i-- > 0;) {
+        forward.dstStrides[i] = dense;
+        dense *= forward.dims[i];
+    }
+    cuda::StridedCopy backward = forward;
+    std::swap(backward.srcStrides, backward.dstStrides);
+    return makeLambdaCudaKernel(
+        [forward, elementBytes](const CudaContext& ctx, std::span<const Tensor> in,
+                                std::span<const Tensor> out) {
+            cuda::stridedCopy(in[0].data(), out[0].data(), elementBytes, forward, ctx.stream);
+        },
+        [backward, elementBytes](const CudaContext& ctx, std::span<const Tensor>, std::span<const Tensor>,
+                                 std::span<const Tensor> outGrad, std::span<const Tensor> inGrad) {
+            if (inGrad[0].defined()) {
+                cuda::stridedCopy(outGrad[0].data(), inGrad[0].data(), elementBytes, backward, ctx.stream);
+            }
+        });
+}
+
+std::vector<int64_t> transposePerm(const KernelSetup& setup) {
+    const std::size_t ndim = setup.inShapes[0].size();
+    std::vector<int64_t> axes = OpAttrs(setup.node).getTuple("axes");
+    if (axes.empty()) {
+        axes.resize(ndim);
+        std::iota(axes.rbegin(), axes.rend(), int64_t{0});
+    }
+    for (int64_t& a : axes) {
+        a = positiveAxis(a, ndim);
+    }
+    return axes;
+}
+
+std::vector<int64_t> swapAxisPerm(const KernelSetup& setup) {
+    const OpAttrs attrs(setup.node);
+    const std::size_t ndim = setup.inShapes[0].size();
+    std::vector<int64_t> perm(ndim);
+    std::iota(perm.begin(), perm.end(), int64_t{0});
+    std::swap(perm[static_cast<std::size_t>(positiveAxis(attrs.getInt("dim1", 0), ndim))],
+              perm[static_cast<std::size_t>(positiveAxis(attrs.getInt("dim2", 0), ndim))]);
+    return perm;
+}
+
+// The layout shared by Concat and SliceChannel: `outer` rows, in each of which the joined tensor
+// holds part 0's slab, then part 1's, ...; part i's slab is its extent along the axis times the
+// elements after the axis.
+struct AxisParts {
+    std::size_t elementBytes = 4;
+    int64_t outer = 1;
+    std::vector<int64_t> slab;
+    int64_t total = 0;  // sum of slab
+
+    AxisParts(std::size_t bytes, const Shape& joined, std::size_t axis, std::span<const int64_t> extents)
+        : elementBytes(bytes), outer(outerSize(joined, axis)) {
+        const int64_t inner = innerSize(joined, axis);
+        for (int64_t e : extents) {
+            slab.push_back(e * inner);
+            total += e * inner;
+        }
+    }
+
+    // joined <- parts
+    void join(std::span<const Tensor> parts, const Tensor& joined, cudaStream_t stream) const {
+        int64_t offset = 0;
+        for (std::size_t i = 0; i < slab.size(); ++i) {
+            cuda::copyRows(parts[i].data(), slab[i], bytesOf(joined) + offset * elementBytes, total, outer,
+                           slab[i], elementBytes, stream);
+            offset += slab[i];
+        }
+    }
+
+    // parts <- joined, skipping undefined parts (gradients nobody wants)
+    void split(const Tensor& joined, std::span<const Tensor> parts, cudaStream_t stream) const {
+        int64_t offset = 0;
+        for (std::size_t i = 0; i < slab.size(); ++i) {
+            if (parts[i].defined()) {
+                cuda::copyRows(bytesOf(joined) + offset * elementBytes, total, parts[i].data(), slab[i],
+                               outer, slab[i], elementBytes, stream);
+            }
+            offset += slab[i];
+        }
+    }
+};
+
+std::unique_ptr<CudaKernel> makeConcatKernel(const KernelSetup& setup) {
+    const std::size_t elementBytes = sharedElementBytes(setup);
+    const Shape& joined = setup.outShapes[0];
+    const auto axis =
+        static_cast<std::size_t>(positiveAxis(OpAttrs(setup.node).getInt("dim", 1), joined.size()));
+    std::vector<int64_t> extents;
+    for (const Shape& s : setup.inShapes) {
+        extents.push_back(s[axis]);
+    }
+    const AxisParts parts(elementBytes, joined, axis, extents);
+    return makeLambdaCudaKernel(
+        [parts](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
+            parts.join(in, out[0], ctx.stream);
+        },
+        [parts](const CudaContext& ctx, std::span<const Tensor>, std::span<const Tensor>,
+                std::span<const Tensor> outGrad,
+                std::span<const Tensor> inGrad) { parts.split(outGrad[0], inGrad, ctx.stream); });
+}
+
+std::unique_ptr<CudaKernel> makeSliceChannelKernel(const KernelSetup& setup) {
+    const std::size_t elementBytes = sharedElementBytes(setup);
+    const Shape& joined = setup.inShapes[0];
+    const auto axis =
+        static_cast<std::size_t>(positiveAxis(OpAttrs(setup.node).getInt("axis", 1), joined.size()));
+    // With squeeze_axis the outputs lack the axis, but their data is laid out exactly as unsqueezed.
+    const auto count = static_cast<int64_t>(setup.outShapes.size());
+    const std::vector<int64_t> extents(setup.outShapes.size(), joined[axis] / count);
+    const AxisParts parts(elementBytes, joined, axis, extents);
+    return makeLambdaCudaKernel(
+        [parts](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
+            parts.split(in[0], out, ctx.stream);
+        },
+        [parts](const CudaContext& ctx, std::span<const Tensor>, std::span<const Tensor>,
+                std::span<const Tensor> outGrad, std::span<const Tensor> inGrad) {
+            if (inGrad[0].defined()) {
+                parts.join(outGrad, inGrad[0], ctx.stream);
+            }
+        });
+}
+
+// slice_axis: in each of `outer` rows, `len` slabs starting at `begin` of the `size` along the axis.
+struct SliceLayout {
+    std::size_t elementBytes = 4;
+    int64_t outer = 1, inner = 1, size = 0, begin = 0, len = 0;
+};
+
+std::unique_ptr<CudaKernel> makeSliceAxisKernel(const KernelSetup& setup) {
+    const OpAttrs attrs(setup.node);
+    const Shape& data = setup.inShapes[0];
+    const auto axis = static_cast<std::size_t>(positiveAxis(attrs.requireInt("axis"), data.size()));
+    SliceLayout l;
+    l.elementBytes = sharedElementBytes(setup);
+    l.outer = outerSize(data, axis);
+    l.inner = innerSize(data, axis);
+    l.size = data[axis];
+    l.len = setup.outShapes[0][axis];
+    l.begin = attrs.requireInt("begin");
+    l.begin = l.begin < 0 ? l.begin + l.size : l.begin;
+    return makeLambdaCudaKernel(
+        [l](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
+            cuda::copyRows(bytesOf(in[0]) + l.begin * l.inner * l.elementBytes, l.size * l.inner,
+                           out[0].data(), l.len * l.inner, l.outer, l.len * l.inner, l.elementBytes,
+                           ctx.stream);
+        },
+        [l](const CudaContext& ctx, std::span<const Tensor>, std::span<const Tensor>,
+            std::span<const Tensor> outGrad, std::span<const Tensor> inGrad) {
+            if (!inGrad[0].defined()) {
+                return;
+            }
+            // All-zero bytes are 0.0 in every float dtype.
+            cudaCheck(cudaMemsetAsync(inGrad[0].data(), 0, inGrad[0].bytes(), ctx.stream),
+                      "zero slice gradient");
+            cuda::copyRows(outGrad[0].data(), l.len * l.inner,
+                           bytesOf(inGrad[0]) + l.begin * l.inner * l.elementBytes, l.size * l.inner, l.outer,
+                           l.len * l.inner, l.elementBytes, ctx.stream);
+        });
+}
+
+}  // namespace
+
+void addCudaShapeKernels(CudaKernelTable& table) {
+    for (const char* op : {"Flatten", "Reshape", "expand_dims", "squeeze"}) {
+        table.add(op, [](const KernelSetup& setup, CudaBackend&) { return makeCopyKernel(setup); });
+    }
+    table.add("transpose", [](const KernelSetup& setup, CudaBackend&) {
+        return makePermuteKernel(setup, transposePerm(setup));
+    });
+    table.add("SwapAxis", [](const KernelSetup& setup, CudaBackend&) {
+        return makePermuteKernel(setup, swapAxisPerm(setup));
+    });
+    table.add("Concat", [](const KernelSetup& setup, CudaBackend&) { return makeConcatKernel(setup); });
+    table.add("SliceChannel",
+              [](const KernelSetup& setup, CudaBackend&) { return makeSliceChannelKernel(setup); });
+    table.add("slice_axis",
+              [](const KernelSetup& setup, CudaBackend&) { return makeSliceAxisKernel(setup); });
+}
 
 }  // namespace ampstudio
