@@ -71,8 +71,8 @@ void addCudaDenseKernels(CudaKernelTable& table);       // cuda_dense_kernels.cp
 void addCudaConvolutionKernels(CudaKernelTable& table); // cuda_convolution_kernels.cpp: Convolution, Deconvolution
 void addCudaBatchNormKernels(CudaKernelTable& table);   // cuda_batch_norm_kernels.cpp: BatchNorm
 void addCudaPoolingKernels(CudaKernelTable& table);     // cuda_pooling_kernels.cpp: Pooling
-void addCudaActivationKernels(CudaKernelTable& table);  // cuda_activation_kernels.cpp: Activation, relu, sigmoid, tanh, softmax, log_softmax
-void addCudaElemwiseKernels(CudaKernelTable& table);    // cuda_elemwise_kernels.cpp: the rest of the element-wise set, reductions, LayerNorm, Dropout
+void addCudaActivationKernels(CudaKernelTable& table);  // cuda_activation_kernels.cpp: Activation, softmax, log_softmax
+void addCudaElemwiseKernels(CudaKernelTable& table);    // cuda_elemwise_kernels.cpp: unary ops (relu, sigmoid, tanh ...), the rest, reductions, LayerNorm, Dropout
 void addCudaShapeKernels(CudaKernelTable& table);       // cuda_shape_kernels.cpp
 void addCudaLossKernels(CudaKernelTable& table);        // cuda_loss_kernels.cpp
 void addCudaCastKernels(CudaKernelTable& table);        // cuda_cast_kernels.cpp: Cast, amp_cast, amp_multicast

@@ -83,7 +83,8 @@ std::unique_ptr<CudaKernel> makeActivation(const KernelSetup& setup, CudaBackend
     if (type == "tanh") {
         return std::make_unique<CudnnActivationKernel>(setup, CUDNN_ACTIVATION_TANH);
     }
-    return makeSoftActivation(setup, type == "softrelu" ? cuda::SoftActivation::SoftRelu : cuda::SoftActivation::SoftSign);
+    return makeSoftActivation(setup,
+                              type == "softrelu" ? cuda::SoftActivation::SoftRelu : cuda::SoftActivation::SoftSign);
 }
 
 class SoftmaxKernel final : public CudaKernel {
