@@ -1,6 +1,7 @@
 #pragma once
 // Test fixture for op kernels: one op in a graph of its own, run through the real Executor on the
-// CPU backend, checked three ways:
+// CPU backend (or on any backend given to OpRunner: test_cuda_ops runs each case on the CPU and on
+// CUDA and compares), checked three ways:
 //   - runOp:           forward values, for hand-computed expectations;
 //   - gradientError:   backward against central finite differences of a random projection of all
 //                      outputs, L = sum_k <w_k, out_k>, in double on the host;
@@ -42,6 +43,13 @@ struct OpCase {
     // Outputs that take part in the gradient check (the first n); the rest get a zero weight. For ops
     // whose extra outputs carry no gradient (BatchNorm's mean and var, Pooling's workspace, masks).
     std::size_t gradOutputs = SIZE_MAX;
+    // Inputs whose dtype is fixed whatever dtype the runner is given (BatchNorm's gamma and beta stay
+    // f32 beside f16 data yet have gradients; amp_multicast over mixed dtypes).
+    std::map<std::size_t, DType> inputDtypes;
+    // ExecContext::lossScale and ::step of the runs (loss heads scale their gradient; Dropout's mask
+    // depends on the step).
+    float lossScale = 1.0f;
+    int64_t step = 0;
 };
 
 inline Graph singleOpGraph(const OpCase& c) {
@@ -105,11 +113,14 @@ inline std::vector<float> download(Backend& backend, const Tensor& t) {
     return out;
 }
 
-// One bound single-op executor with the case's inputs loaded.
+// One bound single-op executor with the case's inputs loaded, on `backend` (not owned; it must
+// outlive the runner) or, by default, on a CPU backend of its own.
 class OpRunner {
 public:
-    OpRunner(const OpCase& c, DType dtype, bool forTraining)
-        : m_backend(makeCpuBackend()), m_case(c) {
+    OpRunner(const OpCase& c, DType dtype, bool forTraining, Backend* backend = nullptr)
+        : m_owned(backend == nullptr ? makeCpuBackend() : nullptr),
+          m_backend(backend == nullptr ? m_owned.get() : backend),
+          m_case(c) {
         BindOptions options;
         std::set<std::string> grads;
         for (std::size_t i = 0; i < c.inputShapes.size(); ++i) {
@@ -117,6 +128,9 @@ public:
             options.shapes[name] = c.inputShapes[i];
             if (dtype != DType::F32 && !c.noGrad.contains(i)) {
                 options.dtypes[name] = dtype;
+            }
+            if (const auto fixed = c.inputDtypes.find(i); fixed != c.inputDtypes.end()) {
+                options.dtypes[name] = fixed->second;
             }
             if (!c.noGrad.contains(i)) {
                 grads.insert(name);
@@ -139,10 +153,7 @@ public:
         for (std::size_t i = 0; i < m_inputs.size(); ++i) {
             upload(*m_backend, m_executor->value("in" + std::to_string(i)), m_inputs[i]);
         }
-        ExecContext ctx;
-        ctx.training = training;
-        ctx.seed = m_case.seed;
-        m_executor->forward(ctx);
+        m_executor->forward(context(training));
         std::vector<std::vector<float>> outs;
         for (const Tensor& t : m_executor->outputs()) {
             outs.push_back(download(*m_backend, t));
@@ -160,10 +171,7 @@ public:
             m_backend->copyFromHost(weights[k].data(), weights[k].size() * sizeof(float), t);
             heads.push_back(t);
         }
-        ExecContext ctx;
-        ctx.training = training;
-        ctx.seed = m_case.seed;
-        m_executor->backward(ctx, heads);
+        m_executor->backward(context(training), heads);
         std::vector<std::vector<float>> grads;
         for (std::size_t i = 0; i < m_inputs.size(); ++i) {
             const Tensor& g = m_executor->gradient("in" + std::to_string(i));
@@ -176,7 +184,17 @@ public:
     Backend& backend() { return *m_backend; }
 
 private:
-    std::unique_ptr<Backend> m_backend;
+    ExecContext context(bool training) const {
+        ExecContext ctx;
+        ctx.training = training;
+        ctx.seed = m_case.seed;
+        ctx.lossScale = m_case.lossScale;
+        ctx.step = m_case.step;
+        return ctx;
+    }
+
+    std::unique_ptr<Backend> m_owned;
+    Backend* m_backend;
     OpCase m_case;
     std::unique_ptr<Executor> m_executor;
     std::vector<std::vector<float>> m_inputs;
