@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "backend/cpu/cpu_kernel.h"
+#include "backend/kernel_params.h"
 
 namespace ampstudio {
 
@@ -118,11 +119,6 @@ private:
 // What dot and batch_dot compute: `batch` products out (M,N) = op(lhs) (M,K) x op(rhs) (K,N), where
 // op transposes (through a strided view) the lhs stored as (K,M) when transpose_a, the rhs stored as
 // (N,K) when transpose_b.
-struct ProductDims {
-    int64_t batch = 1, m = 1, k = 1, n = 1;
-    bool ta = false, tb = false;
-};
-
 // The gradients are matmuls too, each written densely in its input's own layout:
 //   dLhs (M,K) = dOut (M,N) x op(rhs)^T (N,K)       dLhs^T (K,M) = op(rhs) (K,N) x dOut^T (N,M)   [transpose_a]
 //   dRhs (K,N) = op(lhs)^T (K,M) x dOut (M,N)       dRhs^T (N,K) = dOut^T (N,M) x op(lhs) (M,K)   [transpose_b]
@@ -168,36 +164,6 @@ private:
     Matmul m_forward, m_lhsGrad, m_rhsGrad;
     bool m_lhsGradFirst = true, m_rhsGradFirst = false;
 };
-
-// dot: lhs as (prod(all but last), last), or with transpose_a (first, prod(rest)) transposed; rhs as
-// (first, prod(rest)), or with transpose_b (prod(all but last), last) transposed (ops/dense_ops.cpp).
-ProductDims dotDims(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
-    ProductDims d;
-    d.ta = attrs.getBool("transpose_a", false);
-    d.tb = attrs.getBool("transpose_b", false);
-    const Shape& lhs = setup.inShapes[0];
-    const Shape& rhs = setup.inShapes[1];
-    d.k = d.ta ? lhs.front() : lhs.back();
-    d.m = shapeSize(lhs) / d.k;
-    d.n = shapeSize(rhs) / d.k;
-    return d;
-}
-
-ProductDims batchDotDims(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
-    ProductDims d;
-    d.ta = attrs.getBool("transpose_a", false);
-    d.tb = attrs.getBool("transpose_b", false);
-    const Shape& lhs = setup.inShapes[0];
-    const Shape& rhs = setup.inShapes[1];
-    const std::size_t nd = lhs.size();
-    d.m = d.ta ? lhs[nd - 1] : lhs[nd - 2];
-    d.k = d.ta ? lhs[nd - 2] : lhs[nd - 1];
-    d.n = d.tb ? rhs[nd - 2] : rhs[nd - 1];
-    d.batch = shapeSize(lhs) / (d.m * d.k);
-    return d;
-}
 
 // Embedding: out[i] = weight[clip(index[i])]. Indices arrive as floats and are truncated toward zero,
 // then clipped into [0, input_dim - 1] as MXNet's take (clip mode) does, in backward too; the weight

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_kernel.h"
+#include "backend/dropout_mask.h"
 #include "ops/op_spec.h"
 #include "tensor/parallel_for.h"
 
@@ -644,32 +645,15 @@ private:
 
 // ---- Dropout ------------------------------------------------------------------------------------------
 
-uint64_t splitmix64(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
-uint64_t fnv1a(std::string_view s) {
-    uint64_t h = 0xCBF29CE484222325ull;
-    for (char c : s) {
-        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
-    }
-    return h;
-}
-
 // Outputs (output, mask). The mask holds what MXNet's does: 1/(1-p) where kept, 0 where dropped,
-// so output = data * mask and the backward is dy * mask. It is a pure function of (seed, step, node
-// name, element index), counter-based rather than a stateful generator, so a forward pass can be
-// repeated exactly (gradient checks, recomputation) and two Dropout nodes draw different masks.
+// so output = data * mask and the backward is dy * mask; which elements drop is backend/dropout_mask.h's.
 class DropoutKernel final : public CpuKernel {
 public:
     explicit DropoutKernel(const KernelSetup& setup) {
         const OpAttrs attrs(setup.node);
         m_p = static_cast<float>(attrs.getFloat("p", 0.5));
         m_always = attrs.getEnum("mode", "training", {"training", "always"}) == "always";
-        m_nameHash = fnv1a(setup.node.name);
+        m_nameHash = dropout::nameHash(setup.node.name);
     }
 
     void forward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
@@ -683,10 +667,9 @@ public:
             return;
         }
         const float scale = m_p < 1.0f ? 1.0f / (1.0f - m_p) : 0.0f;
-        const uint64_t key = splitmix64(splitmix64(ctx.exec.seed ^ m_nameHash) ^ static_cast<uint64_t>(ctx.exec.step));
+        const uint64_t key = dropout::passKey(ctx.exec.seed, m_nameHash, ctx.exec.step);
         for (int64_t i = 0; i < n; ++i) {
-            // The top 24 bits as a uniform float in [0, 1): exact, so u >= p keeps with probability 1 - p.
-            const float u = static_cast<float>(splitmix64(key + static_cast<uint64_t>(i)) >> 40) * 0x1p-24f;
+            const float u = dropout::uniform(key, i);
             mask[i] = u >= m_p ? scale : 0.0f;
             y[i] = x[i] * mask[i];
         }

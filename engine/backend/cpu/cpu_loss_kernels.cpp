@@ -9,45 +9,18 @@
 #include <cmath>
 
 #include "backend/cpu/cpu_kernel.h"
+#include "backend/kernel_params.h"
 
 namespace ampstudio {
 
 namespace {
 
-struct SoftmaxLayout {
-    int64_t outer = 1;  // rows (N, or N x spatial positions)
-    int64_t classes = 1;
-    int64_t inner = 1;  // stride between classes of one row (spatial size with multi_output, else 1)
-};
-
 class SoftmaxOutputKernel final : public CpuKernel {
 public:
-    explicit SoftmaxOutputKernel(const KernelSetup& setup) {
-        const OpAttrs attrs(setup.node);
-        const Shape& data = setup.inShapes[0];
-        m_gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
-        m_ignoreLabel = static_cast<float>(attrs.getFloat("ignore_label", -1.0));
-        m_useIgnore = attrs.getBool("use_ignore", false);
-        m_smoothAlpha = static_cast<float>(attrs.getFloat("smooth_alpha", 0.0));
-        m_normalization = attrs.getEnum("normalization", "null", {"null", "batch", "valid"});
-        m_batch = data[0];
-        if (attrs.getBool("multi_output", false)) {
-            m_layout.outer = data[0];
-            m_layout.classes = data[1];
-            m_layout.inner = shapeSize(data) / (data[0] * data[1]);
-        } else if (attrs.getBool("preserve_shape", false)) {
-            m_layout.classes = data.back();
-            m_layout.outer = shapeSize(data) / m_layout.classes;
-        } else {
-            m_layout.outer = data[0];
-            m_layout.classes = shapeSize(data) / data[0];
-        }
-        m_labelIsDistribution = setup.inShapes[1] == data && data.size() > 1 &&
-                                shapeSize(setup.inShapes[1]) != m_layout.outer * m_layout.inner;
-    }
+    explicit SoftmaxOutputKernel(const KernelSetup& setup) : m_p(softmaxOutputParams(setup)) {}
 
     void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
-        const auto [outer, classes, inner] = m_layout;
+        const auto [outer, classes, inner] = m_p.layout;
         for (int64_t o = 0; o < outer; ++o) {
             for (int64_t s = 0; s < inner; ++s) {
                 const float* x = in[0].data + o * classes * inner + s;
@@ -73,7 +46,7 @@ public:
         if (!inGrad[0].defined()) {
             return;
         }
-        const auto [outer, classes, inner] = m_layout;
+        const auto [outer, classes, inner] = m_p.layout;
         const float* p = out[0].data;
         const float* label = in[1].data;
         float* g = inGrad[0].data;
@@ -81,7 +54,7 @@ public:
         for (int64_t o = 0; o < outer; ++o) {
             for (int64_t s = 0; s < inner; ++s) {
                 const int64_t base = o * classes * inner + s;
-                if (m_labelIsDistribution) {
+                if (m_p.labelIsDistribution) {
                     for (int64_t c = 0; c < classes; ++c) {
                         g[base + c * inner] = p[base + c * inner] - label[base + c * inner];
                     }
@@ -89,7 +62,7 @@ public:
                     continue;
                 }
                 const float l = label[o * inner + s];
-                if (m_useIgnore && l == m_ignoreLabel) {
+                if (m_p.useIgnore && l == m_p.ignoreLabel) {
                     for (int64_t c = 0; c < classes; ++c) {
                         g[base + c * inner] = 0.0f;
                     }
@@ -97,34 +70,27 @@ public:
                 }
                 ++valid;
                 const auto k = static_cast<int64_t>(l);
-                const float off = classes > 1 ? m_smoothAlpha / static_cast<float>(classes - 1) : 0.0f;
+                const float off = classes > 1 ? m_p.smoothAlpha / static_cast<float>(classes - 1) : 0.0f;
                 for (int64_t c = 0; c < classes; ++c) {
-                    const float target = c == k ? 1.0f - m_smoothAlpha : off;
+                    const float target = c == k ? 1.0f - m_p.smoothAlpha : off;
                     g[base + c * inner] = p[base + c * inner] - target;
                 }
             }
         }
         float norm = 1.0f;
-        if (m_normalization == "batch") {
-            norm = static_cast<float>(m_batch);
-        } else if (m_normalization == "valid") {
+        if (m_p.normalization == "batch") {
+            norm = static_cast<float>(m_p.batch);
+        } else if (m_p.normalization == "valid") {
             norm = static_cast<float>(std::max<int64_t>(valid, 1));
         }
-        const float factor = m_gradScale / norm * ctx.exec.lossScale;
+        const float factor = m_p.gradScale / norm * ctx.exec.lossScale;
         for (int64_t i = 0, n = inGrad[0].size(); i < n; ++i) {
             g[i] *= factor;
         }
     }
 
 private:
-    SoftmaxLayout m_layout;
-    int64_t m_batch = 1;
-    float m_gradScale = 1.0f;
-    float m_ignoreLabel = -1.0f;
-    bool m_useIgnore = false;
-    float m_smoothAlpha = 0.0f;
-    bool m_labelIsDistribution = false;
-    std::string m_normalization;
+    SoftmaxOutputParams m_p;
 };
 
 enum class Regression { Linear, Logistic, Mae };

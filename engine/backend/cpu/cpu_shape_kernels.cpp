@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "backend/cpu/cpu_kernel.h"
+#include "backend/kernel_params.h"
 
 namespace ampstudio {
 
@@ -20,8 +21,6 @@ using dnnl::memory;
 void copyFloats(float* dst, const float* src, int64_t n) {
     std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(float));
 }
-
-int64_t positiveAxis(int64_t axis, std::size_t ndim) { return axis < 0 ? axis + static_cast<int64_t>(ndim) : axis; }
 
 // Elements before and after `axis` of a row-major shape.
 int64_t outerSize(const Shape& s, std::size_t axis) {
@@ -100,29 +99,6 @@ private:
     memory::desc m_viewDesc, m_denseDesc;
     dnnl::reorder m_forward, m_backward;
 };
-
-std::vector<int64_t> transposePerm(const KernelSetup& setup) {
-    const std::size_t ndim = setup.inShapes[0].size();
-    std::vector<int64_t> axes = OpAttrs(setup.node).getTuple("axes");
-    if (axes.empty()) {
-        axes.resize(ndim);
-        std::iota(axes.rbegin(), axes.rend(), int64_t{0});
-    }
-    for (int64_t& a : axes) {
-        a = positiveAxis(a, ndim);
-    }
-    return axes;
-}
-
-std::vector<int64_t> swapAxisPerm(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
-    const std::size_t ndim = setup.inShapes[0].size();
-    std::vector<int64_t> perm(ndim);
-    std::iota(perm.begin(), perm.end(), int64_t{0});
-    std::swap(perm[static_cast<std::size_t>(positiveAxis(attrs.getInt("dim1", 0), ndim))],
-              perm[static_cast<std::size_t>(positiveAxis(attrs.getInt("dim2", 0), ndim))]);
-    return perm;
-}
 
 // The layout shared by Concat and SliceChannel: `outer` blocks, in each of which the joined tensor
 // holds part 0's slab, then part 1's, ...; part i's slab is its extent along the axis times the

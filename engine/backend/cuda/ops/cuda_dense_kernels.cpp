@@ -13,6 +13,7 @@
 #include "backend/cuda/cuda_kernel.h"
 #include "backend/cuda/ops/cuda_dense_launchers.h"
 #include "backend/cuda/ops/cuda_gemm.h"
+#include "backend/kernel_params.h"
 #include "ops/op_attrs.h"
 
 namespace ampstudio {
@@ -87,11 +88,6 @@ private:
 
 // What dot and batch_dot compute: `batch` products out (M,N) = op(lhs) (M,K) x op(rhs) (K,N), where
 // op transposes the lhs stored as (K,M) when transpose_a, the rhs stored as (N,K) when transpose_b.
-struct ProductDims {
-    int64_t batch = 1, m = 1, k = 1, n = 1;
-    bool ta = false, tb = false;
-};
-
 // The gradients, each written densely in its input's own layout (as the CPU's):
 //   dLhs (M,K) = dOut (M,N) x op(rhs)^T (N,K)       dLhs^T (K,M) = op(rhs) (K,N) x dOut^T (N,M) [transpose_a]
 //   dRhs (K,N) = op(lhs)^T (K,M) x dOut (M,N)       dRhs^T (N,K) = dOut^T (N,M) x op(lhs) (M,K) [transpose_b]
@@ -143,48 +139,6 @@ private:
     DType m_type;
     ProductDims m_d;
 };
-
-// dot: lhs as (prod(all but last), last), or with transpose_a (first, prod(rest)) transposed; rhs as
-// (first, prod(rest)), or with transpose_b (prod(all but last), last) transposed (ops/dense_ops.cpp).
-ProductDims dotDims(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
-    ProductDims d;
-    d.ta = attrs.getBool("transpose_a", false);
-    d.tb = attrs.getBool("transpose_b", false);
-    const Shape& lhs = setup.inShapes[0];
-    const Shape& rhs = setup.inShapes[1];
-    d.k = d.ta ? lhs.front() : lhs.back();
-    // The CPU's size / K, computed as the free dims' product so that an empty K (a zero product) needs
-    // no division.
-    auto product = [](Shape::const_iterator begin, Shape::const_iterator end) {
-        int64_t p = 1;
-        for (auto it = begin; it != end; ++it) {
-            p *= *it;
-        }
-        return p;
-    };
-    d.m = d.ta ? product(lhs.begin() + 1, lhs.end()) : product(lhs.begin(), lhs.end() - 1);
-    d.n = d.tb ? product(rhs.begin(), rhs.end() - 1) : product(rhs.begin() + 1, rhs.end());
-    return d;
-}
-
-ProductDims batchDotDims(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
-    ProductDims d;
-    d.ta = attrs.getBool("transpose_a", false);
-    d.tb = attrs.getBool("transpose_b", false);
-    const Shape& lhs = setup.inShapes[0];
-    const Shape& rhs = setup.inShapes[1];
-    const std::size_t nd = lhs.size();
-    d.m = d.ta ? lhs[nd - 1] : lhs[nd - 2];
-    d.k = d.ta ? lhs[nd - 2] : lhs[nd - 1];
-    d.n = d.tb ? rhs[nd - 2] : rhs[nd - 1];
-    d.batch = 1;
-    for (std::size_t i = 0; i + 2 < nd; ++i) {
-        d.batch *= lhs[i];
-    }
-    return d;
-}
 
 bool isIndexType(DType t) {
     switch (t) {

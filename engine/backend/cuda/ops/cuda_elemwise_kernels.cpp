@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backend/dropout_mask.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_kernel.h"
@@ -341,23 +342,15 @@ private:
 
 // ---- Dropout ------------------------------------------------------------------------------------
 
-uint64_t fnv1a(std::string_view s) {
-    uint64_t h = 0xCBF29CE484222325ull;
-    for (char c : s) {
-        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
-    }
-    return h;
-}
-
-// Outputs (output, mask), the mask 1/(1-p) where kept and 0 where dropped: the CPU's counter-based
-// mask of (seed, step, node name, element index), so both backends drop the same elements.
+// Outputs (output, mask), the mask 1/(1-p) where kept and 0 where dropped; which elements drop is
+// backend/dropout_mask.h's, as on the CPU.
 class DropoutKernel final : public CudaKernel {
 public:
     explicit DropoutKernel(const KernelSetup& setup) {
         const OpAttrs attrs(setup.node);
         m_p = static_cast<float>(attrs.getFloat("p", 0.5));
         m_always = attrs.getEnum("mode", "training", {"training", "always"}) == "always";
-        m_nameHash = fnv1a(setup.node.name);
+        m_nameHash = dropout::nameHash(setup.node.name);
         if (setup.outShapes.size() < 2) {
             attrs.fail("Dropout needs its mask output (output 1)");
         }
@@ -374,7 +367,7 @@ public:
             cuda::fill(out[1].data(), out[1].dtype(), 1.0f, out[1].size(), ctx.stream);
             return;
         }
-        const uint64_t key = cuda::dropoutKey(ctx.exec.seed, m_nameHash, ctx.exec.step);
+        const uint64_t key = dropout::passKey(ctx.exec.seed, m_nameHash, ctx.exec.step);
         cuda::dropoutForward(x.data(), out[0].data(), out[1].data(), x.dtype(), x.size(), key, m_p,
                              ctx.stream);
     }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "backend/cuda/ops/cuda_walk.cuh"
+#include "backend/dropout_mask.h"
 
 namespace ampstudio::cuda {
 namespace {
@@ -386,13 +387,6 @@ struct AddNAt {
 
 // ---- Dropout --------------------------------------------------------------------------------------
 
-__host__ __device__ uint64_t splitmix64(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 template <typename T>
 struct DropoutAt {
     const T* x;
@@ -402,8 +396,7 @@ struct DropoutAt {
     float p;
     float scale;
     __device__ void operator()(int64_t i) const {
-        // 24 bits times 2^-24 is exact in float, so the mask is the CPU's bit for bit.
-        const float u = static_cast<float>(splitmix64(key + static_cast<uint64_t>(i)) >> 40) * 0x1p-24f;
+        const float u = dropout::uniform(key, i);
         const float m = u >= p ? scale : 0.0f;
         mask[i] = fromFloat<T>(m);
         y[i] = fromFloat<T>(toFloat(x[i]) * m);
@@ -541,10 +534,6 @@ void addN(const void* const* inputs, int count, void* y, DType type, int64_t n, 
             forEachIndex(n, AddNAt<T>{chunk, scratch, static_cast<T*>(y), first, last}, stream, "add_n");
         }
     });
-}
-
-uint64_t dropoutKey(uint64_t seed, uint64_t nameHash, int64_t step) {
-    return splitmix64(splitmix64(seed ^ nameHash) ^ static_cast<uint64_t>(step));
 }
 
 void dropoutForward(const void* x, void* y, void* mask, DType type, int64_t n, uint64_t key, float p,

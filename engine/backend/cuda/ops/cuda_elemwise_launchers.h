@@ -98,8 +98,6 @@ constexpr int kAddNChunk = 16;
 void addN(const void* const* inputs, int count, void* y, DType type, int64_t n, float* scratch,
           cudaStream_t stream);
 
-// The key of one Dropout forward pass: splitmix64(splitmix64(seed ^ nameHash) ^ step), the CPU's.
-uint64_t dropoutKey(uint64_t seed, uint64_t nameHash, int64_t step);
 // mask[i] = u_i >= p ? 1 / (1 - p) : 0 (0 everywhere for p = 1), u_i the top 24 bits of
 // splitmix64(key + i) as a float in [0, 1); y = x * mask.
 void dropoutForward(const void* x, void* y, void* mask, DType type, int64_t n, uint64_t key, float p,

@@ -13,6 +13,7 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_kernel.h"
 #include "backend/cuda/ops/cuda_loss_launchers.h"
+#include "backend/kernel_params.h"
 #include "ops/op_attrs.h"
 
 namespace ampstudio {
@@ -41,29 +42,9 @@ unsigned long long* validCounter(const CudaContext& ctx) {
 
 class SoftmaxOutputKernel final : public CudaKernel {
 public:
-    explicit SoftmaxOutputKernel(const KernelSetup& setup) {
+    explicit SoftmaxOutputKernel(const KernelSetup& setup) : m_p(softmaxOutputParams(setup)) {
         requireFloatData(setup);
-        const OpAttrs attrs(setup.node);
-        const Shape& data = setup.inShapes[0];
-        m_gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
-        m_ignoreLabel = static_cast<float>(attrs.getFloat("ignore_label", -1.0));
-        m_useIgnore = attrs.getBool("use_ignore", false);
-        m_smoothAlpha = static_cast<float>(attrs.getFloat("smooth_alpha", 0.0));
-        m_normalization = attrs.getEnum("normalization", "null", {"null", "batch", "valid"});
-        m_batch = data[0];
-        if (attrs.getBool("multi_output", false)) {
-            m_rows.outer = data[0];
-            m_rows.classes = data[1];
-            m_rows.inner = shapeSize(data) / (data[0] * data[1]);
-        } else if (attrs.getBool("preserve_shape", false)) {
-            m_rows.classes = data.back();
-            m_rows.outer = shapeSize(data) / m_rows.classes;
-        } else {
-            m_rows.outer = data[0];
-            m_rows.classes = shapeSize(data) / data[0];
-        }
-        m_labelIsDistribution = setup.inShapes[1] == data && data.size() > 1 &&
-                                shapeSize(setup.inShapes[1]) != m_rows.outer * m_rows.inner;
+        m_rows = {m_p.layout.outer, m_p.layout.classes, m_p.layout.inner};
     }
 
     void forward(const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) override {
@@ -78,20 +59,20 @@ public:
         const int64_t rows = m_rows.outer * m_rows.inner;
         cuda::SoftmaxOutputGrad params;
         params.rows = m_rows;
-        params.labelIsDistribution = m_labelIsDistribution;
-        params.useIgnore = m_useIgnore;
-        params.ignoreLabel = m_ignoreLabel;
-        params.onTarget = 1.0f - m_smoothAlpha;
-        params.offTarget = m_rows.classes > 1 ? m_smoothAlpha / static_cast<float>(m_rows.classes - 1) : 0.0f;
-        params.gradScale = m_gradScale;
+        params.labelIsDistribution = m_p.labelIsDistribution;
+        params.useIgnore = m_p.useIgnore;
+        params.ignoreLabel = m_p.ignoreLabel;
+        params.onTarget = 1.0f - m_p.smoothAlpha;
+        params.offTarget = m_rows.classes > 1 ? m_p.smoothAlpha / static_cast<float>(m_rows.classes - 1) : 0.0f;
+        params.gradScale = m_p.gradScale;
         params.lossScale = ctx.exec.lossScale;
-        if (m_normalization == "batch") {
-            params.norm = static_cast<float>(m_batch);
-        } else if (m_normalization == "valid") {
+        if (m_p.normalization == "batch") {
+            params.norm = static_cast<float>(m_p.batch);
+        } else if (m_p.normalization == "valid") {
             // Every row counts unless labels may be ignored; only then does the count need the labels.
-            if (m_useIgnore && !m_labelIsDistribution) {
+            if (m_p.useIgnore && !m_p.labelIsDistribution) {
                 unsigned long long* count = validCounter(ctx);
-                cuda::countUnignoredLabels(in[1].data(), in[1].dtype(), rows, m_ignoreLabel, count,
+                cuda::countUnignoredLabels(in[1].data(), in[1].dtype(), rows, m_p.ignoreLabel, count,
                                            ctx.stream);
                 params.validCount = count;
             } else {
@@ -104,13 +85,7 @@ public:
 
 private:
     cuda::SoftmaxRows m_rows;
-    int64_t m_batch = 1;
-    float m_gradScale = 1.0f;
-    float m_ignoreLabel = -1.0f;
-    bool m_useIgnore = false;
-    float m_smoothAlpha = 0.0f;
-    bool m_labelIsDistribution = false;
-    std::string m_normalization;
+    SoftmaxOutputParams m_p;
 };
 
 std::unique_ptr<CudaKernel> makeRegressionKernel(const KernelSetup& setup, cuda::RegressionKind kind) {

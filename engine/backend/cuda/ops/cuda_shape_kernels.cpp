@@ -13,15 +13,12 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_kernel.h"
 #include "backend/cuda/ops/cuda_shape_launchers.h"
+#include "backend/kernel_params.h"
 #include "ops/op_attrs.h"
 
 namespace ampstudio {
 
 namespace {
-
-int64_t positiveAxis(int64_t axis, std::size_t ndim) {
-    return axis < 0 ? axis + static_cast<int64_t>(ndim) : axis;
-}
 
 // Elements before and after `axis` of a row-major shape.
 int64_t outerSize(const Shape& s, std::size_t axis) {
@@ -117,29 +114,6 @@ std::unique_ptr<CudaKernel> makePermuteKernel(const KernelSetup& setup, const st
                 cuda::stridedCopy(outGrad[0].data(), inGrad[0].data(), elementBytes, backward, ctx.stream);
             }
         });
-}
-
-std::vector<int64_t> transposePerm(const KernelSetup& setup) {
-    const std::size_t ndim = setup.inShapes[0].size();
-    std::vector<int64_t> axes = OpAttrs(setup.node).getTuple("axes");
-    if (axes.empty()) {
-        axes.resize(ndim);
-        std::iota(axes.rbegin(), axes.rend(), int64_t{0});
-    }
-    for (int64_t& a : axes) {
-        a = positiveAxis(a, ndim);
-    }
-    return axes;
-}
-
-std::vector<int64_t> swapAxisPerm(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
-    const std::size_t ndim = setup.inShapes[0].size();
-    std::vector<int64_t> perm(ndim);
-    std::iota(perm.begin(), perm.end(), int64_t{0});
-    std::swap(perm[static_cast<std::size_t>(positiveAxis(attrs.getInt("dim1", 0), ndim))],
-              perm[static_cast<std::size_t>(positiveAxis(attrs.getInt("dim2", 0), ndim))]);
-    return perm;
 }
 
 // The layout shared by Concat and SliceChannel: `outer` rows, in each of which the joined tensor
