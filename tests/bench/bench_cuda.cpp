@@ -8,7 +8,7 @@
 // (a) cublasGemmEx alone at 8192^3 and 4096^3: f16 and bf16 in and out with f32 accumulation, f32
 //     with TF32 off and on. The 8192^3 figure per dtype is "the peak" the other tables divide by.
 // (b) Training through the Trainer on the CUDA backend: the MLP 784-4096-4096-10 at batch 256 and
-//     1024 and the bundled small CNN (resources/examples/small-cnn, LeNet-like, 1x28x28) at batch 256,
+//     1024 and bench_training's small CNN (training_models.h, 1x28x28) at batch 256,
 //     on random pixels and labels (throughput does not depend on the data); samples/s as the median
 //     over --windows windows (default 5) of --window-steps steps (default 10) after 5 warm-up steps
 //     (cuDNN's algorithm choice, the caching allocator filling up), and the ratio to fp32. fp32 runs
@@ -32,13 +32,13 @@
 #include "backend/backend.h"
 #include "backend/cuda/cuda_backend.h"
 #include "bench_stats.h"
-#include "formats/symbol_json.h"
 #include "graph/graph.h"
 #include "ops/op_registry.h"
 #include "tensor/heap_policy.h"
 #include "tensor/seeded_random.h"
 #include "train/metrics_sink.h"
 #include "train/trainer.h"
+#include "training_models.h"
 
 using namespace ampstudio;
 using namespace ampstudio::bench;
@@ -161,68 +161,9 @@ private:
 
 // ---- training through the Trainer ---------------------------------------------------------------------
 
-class Builder {
-public:
-    NodeEntry var(const std::string& name) {
-        Node n;
-        n.name = name;
-        return add(std::move(n));
-    }
-    NodeEntry op(const std::string& op, const std::string& name, std::vector<NodeEntry> in,
-                 Attributes attrs) {
-        Node n;
-        n.op = op;
-        n.name = name;
-        n.inputs = std::move(in);
-        n.attrs = std::move(attrs);
-        n.numOutputs = OpRegistry::instance().numOutputs(n);
-        return add(std::move(n));
-    }
-    NodeEntry fc(const std::string& name, NodeEntry x, int hidden) {
-        return op("FullyConnected", name, {x, var(name + "_weight"), var(name + "_bias")},
-                  {{"num_hidden", std::to_string(hidden)}});
-    }
-    NodeEntry relu(const std::string& name, NodeEntry x) {
-        return op("Activation", name, {x}, {{"act_type", "relu"}});
-    }
-    Graph finish(NodeEntry head) {
-        g.heads = {head};
-        g.validate();
-        return g;
-    }
-
-private:
-    NodeEntry add(Node n) {
-        g.nodes.push_back(std::move(n));
-        return {static_cast<NodeId>(g.nodes.size() - 1), 0, 0};
-    }
-    Graph g;
-};
-
 constexpr int kHidden = 4096;
 
-Graph mlp() {
-    Builder b;
-    NodeEntry x = b.var("data");
-    x = b.relu("relu1", b.fc("fc1", x, kHidden));
-    x = b.relu("relu2", b.fc("fc2", x, kHidden));
-    x = b.fc("fc3", x, 10);
-    return b.finish(b.op("SoftmaxOutput", "softmax", {x, b.var("softmax_label")}, {}));
-}
 
-Dataset randomImages(int64_t samples, uint64_t seed) {
-    Dataset d;
-    d.name = "random 28x28";
-    d.sampleShape = {1, 28, 28};
-    d.classCount = 10;
-    SeededRandom random(seed);
-    d.features.resize(static_cast<std::size_t>(samples * 784));
-    for (float& v : d.features)
-        v = static_cast<float>(random.uniform(0.0, 1.0));
-    for (int64_t i = 0; i < samples; ++i)
-        d.labels.push_back(static_cast<int32_t>(i % 10));
-    return d;
-}
 
 struct Throughput {
     double samplesPerSecond = 0.0;
@@ -262,22 +203,6 @@ Throughput trainThroughput(const Graph& model, const Dataset& data, int64_t batc
     return t;
 }
 
-std::vector<std::string> split(const char* text) {
-    std::vector<std::string> out;
-    std::string item;
-    for (const char* p = text;; ++p) {
-        if (*p == ',' || *p == 0) {
-            if (!item.empty())
-                out.push_back(item);
-            item.clear();
-            if (*p == 0)
-                break;
-        } else {
-            item += *p;
-        }
-    }
-    return out;
-}
 
 struct ModelRun {
     std::string name;
@@ -310,9 +235,9 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--window-steps") == 0)
             windowSteps = std::max(1, std::atoi(argv[i + 1]));
         if (std::strcmp(argv[i], "--models") == 0)
-            models = split(argv[i + 1]);
+            models = splitNames(argv[i + 1]);
         if (std::strcmp(argv[i], "--modes") == 0)
-            modes = split(argv[i + 1]);
+            modes = splitNames(argv[i + 1]);
     }
     if (cudaDeviceCount() == 0) {
         std::printf("# bench_cuda: no CUDA device (or no driver); nothing to measure\n");
@@ -346,11 +271,10 @@ int main(int argc, char** argv) {
         if (m == "mlp1024")
             runs.push_back({"mlp", 1024, true});
         if (m == "cnn")
-            runs.push_back({"small-cnn", 256, false});
+            runs.push_back({"cnn", 256, false});
     }
-    const Graph mlpGraph = mlp();
-    const Graph cnnGraph =
-        readSymbolJsonFile(std::string(AMS_SOURCE_DIR) + "/resources/examples/small-cnn-symbol.json");
+    const Graph mlpGraph = mlpModel(kHidden);
+    const Graph cnnGraph = cnnModel();  // bench_training's and pytorch_reference.py's CNN
     std::map<std::pair<int64_t, std::string>, double> mlpStepMs;  // (batch, mode) -> step ms
     std::printf("# (b) training through the Trainer: %d warm-up steps, then %d windows of %d steps\n", 5,
                 windows, windowSteps);

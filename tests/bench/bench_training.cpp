@@ -28,87 +28,13 @@
 #include "tensor/heap_policy.h"
 #include "tensor/seeded_random.h"
 #include "train/trainer.h"
+#include "training_models.h"
 
 using namespace ampstudio;
 using namespace ampstudio::bench;
 
 namespace {
 
-class Builder {
-public:
-    NodeEntry var(const std::string& name) {
-        Node n;
-        n.name = name;
-        return add(std::move(n));
-    }
-    NodeEntry op(const std::string& op, const std::string& name, std::vector<NodeEntry> in, Attributes attrs) {
-        Node n;
-        n.op = op;
-        n.name = name;
-        n.inputs = std::move(in);
-        n.attrs = std::move(attrs);
-        n.numOutputs = OpRegistry::instance().numOutputs(n);
-        return add(std::move(n));
-    }
-    NodeEntry fc(const std::string& name, NodeEntry x, int hidden) {
-        return op("FullyConnected", name, {x, var(name + "_weight"), var(name + "_bias")},
-                  {{"num_hidden", std::to_string(hidden)}});
-    }
-    NodeEntry relu(const std::string& name, NodeEntry x) { return op("Activation", name, {x}, {{"act_type", "relu"}}); }
-    Graph finish(NodeEntry head) {
-        g.heads = {head};
-        g.validate();
-        return g;
-    }
-
-private:
-    NodeEntry add(Node n) {
-        g.nodes.push_back(std::move(n));
-        return {static_cast<NodeId>(g.nodes.size() - 1), 0, 0};
-    }
-    Graph g;
-};
-
-Graph mlp() {
-    Builder b;
-    NodeEntry x = b.var("data");
-    x = b.relu("relu1", b.fc("fc1", x, 1024));
-    x = b.relu("relu2", b.fc("fc2", x, 1024));
-    x = b.fc("fc3", x, 10);
-    return b.finish(b.op("SoftmaxOutput", "softmax", {x, b.var("softmax_label")}, {}));
-}
-
-Graph cnn() {
-    Builder b;
-    NodeEntry x = b.var("data");
-    int block = 1;
-    for (int channels : {32, 64}) {
-        const std::string n = std::to_string(block++);
-        x = b.op("Convolution", "conv" + n, {x, b.var("conv" + n + "_weight"), b.var("conv" + n + "_bias")},
-                 {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", std::to_string(channels)}});
-        x = b.op("BatchNorm", "bn" + n,
-                 {x, b.var("bn" + n + "_gamma"), b.var("bn" + n + "_beta"), b.var("bn" + n + "_moving_mean"),
-                  b.var("bn" + n + "_moving_var")},
-                 {{"fix_gamma", "False"}});
-        x = b.relu("relu" + n, x);
-        x = b.op("Pooling", "pool" + n, {x}, {{"pool_type", "max"}, {"kernel", "(2, 2)"}, {"stride", "(2, 2)"}});
-    }
-    x = b.op("Flatten", "flatten", {x}, {});
-    x = b.fc("fc", x, 10);
-    return b.finish(b.op("SoftmaxOutput", "softmax", {x, b.var("softmax_label")}, {}));
-}
-
-Dataset randomImages(int64_t samples, uint64_t seed) {
-    Dataset d;
-    d.name = "random 28x28";
-    d.sampleShape = {1, 28, 28};
-    d.classCount = 10;
-    SeededRandom random(seed);
-    d.features.resize(static_cast<std::size_t>(samples * 784));
-    for (float& v : d.features) v = static_cast<float>(random.uniform(0.0, 1.0));
-    for (int64_t i = 0; i < samples; ++i) d.labels.push_back(static_cast<int32_t>(i % 10));
-    return d;
-}
 
 // Median TFLOP/s of an M x K x N oneDNN matmul in `type` (f32 or bf16 in, f32 out); 0 when oneDNN
 // has no such kernel for this CPU.
@@ -166,21 +92,6 @@ ModeResult trainThroughput(const Graph& model, int64_t batch, PrecisionMode mode
     return r;
 }
 
-std::vector<std::string> split(const char* text) {
-    std::vector<std::string> out;
-    std::string item;
-    for (const char* p = text;; ++p) {
-        if (*p == ',' || *p == 0) {
-            if (!item.empty()) out.push_back(item);
-            item.clear();
-            if (*p == 0) break;
-        } else {
-            item += *p;
-        }
-    }
-    return out;
-}
-
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
@@ -198,8 +109,8 @@ int main(int argc, char** argv) {
     for (int i = 1; i + 1 < argc; i += 2) {
         if (std::strcmp(argv[i], "--steps") == 0) steps = std::max(1, std::atoi(argv[i + 1]));
         if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::max(1, std::atoi(argv[i + 1]));
-        if (std::strcmp(argv[i], "--models") == 0) models = split(argv[i + 1]);
-        if (std::strcmp(argv[i], "--modes") == 0) modes = split(argv[i + 1]);
+        if (std::strcmp(argv[i], "--models") == 0) models = splitNames(argv[i + 1]);
+        if (std::strcmp(argv[i], "--modes") == 0) modes = splitNames(argv[i + 1]);
     }
     auto backend = makeCpuBackend();
     std::printf("# backend: %s; %d rounds, modes interleaved, medians\n", backend->name().c_str(), rounds);
@@ -225,7 +136,7 @@ int main(int argc, char** argv) {
         mlpMatmulMs.push_back(ms);
         for (std::size_t m = 0; m < models.size(); ++m) {
             const bool isMlp = models[m] == "mlp";
-            const Graph model = isMlp ? mlp() : cnn();
+            const Graph model = isMlp ? mlpModel(1024) : cnnModel();
             for (std::size_t k = 0; k < modes.size(); ++k) {
                 stepMs[m][k].push_back(trainThroughput(model, isMlp ? 256 : 64, parsePrecisionMode(modes[k]), steps).stepMs);
             }
