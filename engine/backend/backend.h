@@ -2,8 +2,9 @@
 // The interface between the executor/trainer and a device (DESIGN.md §5). A backend owns device
 // memory, a queue of work (the CPU runs it at once; CUDA enqueues on its stream) and the kernels.
 // Nothing here assumes the host can read device memory or that a kernel has finished when it
-// returns: host code sees tensor contents only through copyToHost, which waits for the queue, and the
-// only other calls that synchronise are the ones that return a host value (unscaleAndCheck).
+// returns: host code sees tensor contents only through copyToHost, which waits for the queue, and
+// through a HostReadback, which does not. Nothing else synchronises: the training primitives keep
+// their verdicts (found inf, the loss scale) in backend memory, where the next kernels read them.
 
 #include <cstddef>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "backend/mixed_precision_step.h"
 #include "graph/graph.h"
 #include "tensor/tensor.h"
 
@@ -22,7 +24,9 @@ enum class GradReq : uint8_t { Null, Write, Add };
 
 struct ExecContext {
     bool training = false;   // Dropout drops, BatchNorm uses batch statistics and updates its moving ones
-    float lossScale = 1.0f;  // loss heads multiply the gradient they start with this
+    float lossScale = 1.0f;  // loss heads multiply the gradient they start with this...
+    Tensor lossScaleTensor;  // ...or, when defined, by this one-element float32 tensor on the backend,
+                             // which the training step updates on the device (unscaleGradients)
     uint64_t seed = 0;       // randomness of the run (Dropout masks)...
     int64_t step = 0;        // ...differs per forward pass, reproducibly
 };
@@ -50,10 +54,23 @@ public:
                           std::span<const GradReq> req) = 0;
 };
 
-// One pass over a set of gradients after the backward pass: unscaled in place and checked.
-struct GradientCheck {
-    bool finite = true;         // no inf/NaN anywhere
-    double sumOfSquares = 0.0;  // of the unscaled gradients (the global norm is its square root)
+// One parameter's gradient as the backward pass wrote it, and the float32 gradient the optimizer
+// reads: the same tensor when the parameter is float32, its master gradient when it is f16/bf16.
+struct GradientBuffers {
+    Tensor grad;
+    Tensor master;
+};
+
+// One parameter as the optimizer updates it: the float32 weight (the master copy where there is
+// one), its float32 gradient, the optimizer's float32 state (momentum, or Adam's moments; undefined
+// where unused), and the f16/bf16 copy the graph computes with, written in the same pass (undefined
+// when the weight is float32 in the graph).
+struct OptimizerBuffers {
+    Tensor weight;
+    Tensor grad;
+    Tensor state1;
+    Tensor state2;
+    Tensor lowPrecision;
 };
 
 struct SgdStepParams {
@@ -70,7 +87,21 @@ struct AdamStepParams {
     float epsilon = 1e-8f;
     float weightDecay = 0.0f;
     bool decoupledWeightDecay = false;  // AdamW: decay the weight directly instead of adding to the gradient
-    int64_t step = 1;                   // 1-based, for bias correction
+    // The bias correction counts the optimizer steps taken, StepRecord::appliedSteps.
+};
+
+// Host memory that backend results are copied into in queue order without waiting for them, so that
+// the host reads one training step's loss and record while the next step runs (pinned memory and an
+// event on CUDA; an immediate copy on the CPU).
+class HostReadback {
+public:
+    virtual ~HostReadback() = default;
+    virtual std::size_t bytes() const = 0;
+    // Queues a copy of all of `src` to `offset` in the buffer and returns at once. Throws
+    // std::invalid_argument when it does not fit.
+    virtual void copy(const Tensor& src, std::size_t offset) = 0;
+    // Waits for the copies queued so far; the buffer then holds them until the next copy().
+    virtual const std::byte* wait() = 0;
 };
 
 class Backend {
@@ -96,16 +127,33 @@ public:
     // Throws OpError for an op without kernels or a setup the kernel cannot run.
     virtual std::unique_ptr<OpKernel> createKernel(const KernelSetup& setup) = 0;
 
-    // Training primitives on f32 tensors (master weights and their gradients).
-    // Multiplies every gradient by invScale in place and checks it, in one pass; synchronises.
-    virtual GradientCheck unscaleAndCheck(std::span<const Tensor> grads, float invScale) = 0;
-    virtual void scale(std::span<const Tensor> tensors, float factor) = 0;
-    // momentum may be undefined when params.momentum is 0.
-    virtual void sgdStep(const Tensor& weight, const Tensor& grad, const Tensor& momentum,
-                         const SgdStepParams& params) = 0;
-    virtual void adamStep(const Tensor& weight, const Tensor& grad, const Tensor& m, const Tensor& v,
-                          const AdamStepParams& params) = 0;
+    // Every element of dst set to the one float32 value in `scalar` (a tensor on this backend).
+    virtual void fill(const Tensor& dst, const Tensor& scalar) = 0;
+    virtual std::unique_ptr<HostReadback> createReadback(std::size_t bytes) = 0;
+
+    // The training step's primitives; they queue work and wait for nothing. `record` is a U8 tensor of
+    // sizeof(StepRecord) bytes on this backend, written by unscaleGradients and read by the optimizer
+    // steps after it, so that an overflow skips the step without the host looking.
+    //
+    // The gradient pass, one per step: every master = grad / (record's scale x settings.divisor) (f16
+    // and bf16 gradients converted on the way; in place when grad is master), their sum of squares in a
+    // fixed order (the same bits every run, so clipping is reproducible), then finishGradientPass: the
+    // verdict, the clipping factor, the loss scale's update, and the next scale written to `lossScale`
+    // (a one-element float32 tensor, the ExecContext::lossScaleTensor of the next step).
+    virtual void unscaleGradients(std::span<const GradientBuffers> grads, const GradientPassSettings& settings,
+                                  const Tensor& record, const Tensor& lossScale) = 0;
+    // PyTorch's formulas on float32 buffers, the gradient multiplied by the record's clipFactor first;
+    // nothing is written when the record says skipped. p.state1 (momentum) may be undefined when
+    // params.momentum is 0; Adam needs both moments.
+    virtual void sgdStep(const OptimizerBuffers& p, const SgdStepParams& params, const Tensor& record) = 0;
+    virtual void adamStep(const OptimizerBuffers& p, const AdamStepParams& params, const Tensor& record) = 0;
 };
+
+// Throws std::invalid_argument unless `record` can hold a StepRecord and `lossScale` one float32 (the
+// backends' check of the training primitives' arguments).
+void requireStepTensors(const Tensor& record, const Tensor& lossScale);
+// Throws std::invalid_argument unless every defined buffer has the weight's size and the copy is f16/bf16.
+void requireOptimizerShapes(const OptimizerBuffers& p);
 
 // The CPU reference backend (backend/cpu/), always available.
 std::unique_ptr<Backend> makeCpuBackend();

@@ -1,5 +1,5 @@
 // Which backend runs a model: the CPU reference always exists; the CUDA backend when the build has
-// it and the machine has a device.
+// it and the machine has a device. And the argument checks every backend shares.
 #include <stdexcept>
 #include <string>
 
@@ -12,6 +12,28 @@
 #endif
 
 namespace ampstudio {
+
+void requireStepTensors(const Tensor& record, const Tensor& lossScale) {
+    if (!record.defined() || record.dtype() != DType::U8 || record.bytes() != sizeof(StepRecord)) {
+        throw std::invalid_argument("the step record must be a U8 tensor of " + std::to_string(sizeof(StepRecord)) +
+                                    " bytes");
+    }
+    if (lossScale.defined() && (lossScale.dtype() != DType::F32 || lossScale.size() != 1)) {
+        throw std::invalid_argument("the loss scale must be a one-element float32 tensor");
+    }
+}
+
+void requireOptimizerShapes(const OptimizerBuffers& p) {
+    for (const Tensor* t : {&p.grad, &p.state1, &p.state2, &p.lowPrecision}) {
+        if (t->defined() && t->size() != p.weight.size()) {
+            throw std::invalid_argument("optimizer step: a buffer of " + std::to_string(t->size()) +
+                                        " elements for a weight of " + std::to_string(p.weight.size()));
+        }
+    }
+    if (p.lowPrecision.defined() && p.lowPrecision.dtype() != DType::F16 && p.lowPrecision.dtype() != DType::BF16) {
+        throw std::invalid_argument("optimizer step: the weight's copy must be float16 or bfloat16");
+    }
+}
 
 bool cudaBackendBuilt() {
 #if AMPSTUDIO_HAVE_CUDA

@@ -170,7 +170,11 @@ void Executor::backward(const ExecContext& ctx, std::span<const Tensor> headGrad
     for (std::size_t k = 0; k < m_headGradEntries.size(); ++k) {
         const std::size_t e = m_headGradEntries[k];
         if (headGradients.empty()) {
-            m_backend.fill(m_grads[e], ctx.lossScale);
+            if (ctx.lossScaleTensor.defined()) {
+                m_backend.fill(m_grads[e], ctx.lossScaleTensor);
+            } else {
+                m_backend.fill(m_grads[e], ctx.lossScale);
+            }
         } else {
             m_backend.convert(headGradients[m_headGradHeads[k]], m_grads[e]);
         }

@@ -10,14 +10,7 @@
 namespace ampstudio {
 namespace {
 
-constexpr double kMaxFloat = std::numeric_limits<float>::max();
-constexpr double kMinNormalFloat = std::numeric_limits<float>::min();
-
-// PyTorch keeps the scale in an f32 tensor; rounding ours the same way keeps traces identical for
-// scales that are not powers of two, and the scale is multiplied into an f32 loss anyway.
-double asFloat(double v) {
-    return static_cast<double>(static_cast<float>(v));
-}
+using lossscale::kMaxFloat;
 
 std::string presetList() {
     std::string out;
@@ -137,53 +130,8 @@ void LossScaler::setGrowthInterval(int64_t interval) {
     reset();
 }
 
-void LossScaler::reset() {
-    m_scale = asFloat(m_settings.initScale);
-    m_counter = 0;
-    m_hysteresisLeft = m_settings.hysteresis;
-    m_steps = 0;
-    m_skipped = 0;
-}
+void LossScaler::reset() { m_state = lossscale::initialState(m_settings); }
 
-bool LossScaler::update(bool overflow) {
-    ++m_steps;
-    if (overflow) {
-        ++m_skipped;
-    }
-    if (!m_settings.dynamic) {
-        return overflow;
-    }
-    const LossScalerSettings& s = m_settings;
-    if (overflow) {
-        if (s.hysteresis == 1 || m_hysteresisLeft <= 1) {
-            // Never to zero: a zero (or subnormal) scale could never grow back.
-            const double floor = std::max(s.minScale, kMinNormalFloat);
-            m_scale = asFloat(std::max(m_scale * s.backoffFactor, floor));
-        } else {
-            --m_hysteresisLeft;
-        }
-        if (s.resetCounterOnOverflow) {
-            m_counter = 0;
-        }
-        return true;
-    }
-    if (s.consecutiveHysteresis) {
-        m_hysteresisLeft = s.hysteresis;
-    }
-    if (++m_counter >= s.growthInterval) {
-        double grown = m_scale * s.growthFactor;
-        if (s.maxScale > 0.0) {
-            grown = std::min(grown, s.maxScale);
-        }
-        // `_amp_update_scale_`: "Do not grow the scale past fp32 bounds to inf."
-        // Our bound is the largest finite float, the type the scale is applied in.
-        if (grown <= kMaxFloat) {
-            m_scale = asFloat(grown);
-        }
-        m_counter = 0;
-        m_hysteresisLeft = s.hysteresis;
-    }
-    return false;
-}
+bool LossScaler::update(bool overflow) { return lossscale::advance(m_settings, m_state, overflow); }
 
 }  // namespace ampstudio

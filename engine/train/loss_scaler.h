@@ -4,7 +4,8 @@
 // unscales, checks for inf/NaN and calls update(overflow). An overflow step is skipped (weights and
 // optimizer state untouched) and the scale backs off; a run of clean steps grows it again.
 //
-// One rule, PyTorch's (`_amp_update_scale_` in aten/src/ATen/native/cuda/AmpKernels.cu):
+// The rule (backend/mixed_precision_step.h, where the backends run it on the device) is PyTorch's
+// (`_amp_update_scale_` in aten/src/ATen/native/cuda/AmpKernels.cu):
 //   overflow: scale *= backoff, counter = 0
 //   clean:    counter += 1; if counter == interval: scale *= growth (unless that is not finite), counter = 0
 // with the knobs the other libraries add, so that each named preset reproduces its library exactly:
@@ -17,20 +18,9 @@
 #include <string_view>
 #include <vector>
 
-namespace ampstudio {
+#include "backend/mixed_precision_step.h"
 
-struct LossScalerSettings {
-    double initScale = 65536.0;          // 2^16
-    double growthFactor = 2.0;           // >= 1
-    double backoffFactor = 0.5;          // in (0, 1]
-    int64_t growthInterval = 2000;       // clean steps before the scale grows; >= 1
-    double maxScale = 0.0;               // 0: no ceiling (but never beyond the largest finite float)
-    double minScale = 0.0;               // 0: no floor (but never below the smallest normal float)
-    bool resetCounterOnOverflow = true;  // false: fastai's counter, which overflows do not reset
-    int hysteresis = 1;                  // overflows needed before a back-off (DeepSpeed's delayed_shift)
-    bool consecutiveHysteresis = false;  // DeepSpeed: a clean step restores the hysteresis budget
-    bool dynamic = true;                 // false: the scale never changes (static:N, off)
-};
+namespace ampstudio {
 
 class LossScaler {
 public:
@@ -59,18 +49,23 @@ public:
     const LossScalerSettings& settings() const { return m_settings; }
     const std::string& presetName() const { return m_preset; }  // "custom" when built from settings
 
-    double scale() const { return m_scale; }
+    double scale() const { return m_state.scale; }
     // Records one step's outcome and updates the scale. Returns true when the step must be skipped,
     // which is exactly when overflow is true.
     bool update(bool overflow);
 
-    int64_t steps() const { return m_steps; }
-    int64_t skippedSteps() const { return m_skipped; }
-    int64_t growthCounter() const { return m_counter; }  // clean steps counted towards the next growth
-    int hysteresisLeft() const { return m_hysteresisLeft; }
+    int64_t steps() const { return m_state.steps; }
+    int64_t skippedSteps() const { return m_state.skipped; }
+    int64_t growthCounter() const { return m_state.counter; }  // clean steps counted towards the next growth
+    int hysteresisLeft() const { return m_state.hysteresisLeft; }
     // A scale below 1 shrinks gradients instead of protecting them: training is probably diverging.
     // The trainer reports it as a warning in the metrics.
-    bool scaleBelowOne() const { return m_scale < 1.0; }
+    bool scaleBelowOne() const { return m_state.scale < 1.0; }
+
+    // The whole state, for a scaler that runs on a device: the trainer mirrors the device's state
+    // here after each step it reads back.
+    const LossScaleState& state() const { return m_state; }
+    void setState(const LossScaleState& state) { m_state = state; }
 
     // Back to the initial state (scale, counters, skipped steps).
     void reset();
@@ -78,11 +73,7 @@ public:
 private:
     LossScalerSettings m_settings;
     std::string m_preset = "custom";
-    double m_scale = 0.0;
-    int64_t m_counter = 0;
-    int m_hysteresisLeft = 1;
-    int64_t m_steps = 0;
-    int64_t m_skipped = 0;
+    LossScaleState m_state;
 };
 
 }  // namespace ampstudio

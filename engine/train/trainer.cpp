@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -18,8 +19,6 @@
 namespace ampstudio {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 std::vector<float> recordToFloats(const NDArrayRecord& record) {
     const auto n = static_cast<std::size_t>(record.elementCount());
@@ -172,7 +171,7 @@ Trainer::Trainer(const Graph& model, const NDArrayList* params, const Dataset& t
             p.state2 = backend.allocate(p.value.shape(), DType::F32);
             backend.fill(p.state2, 0.0f);
         }
-        m_masterGrads.push_back(p.masterGradient);
+        m_gradients.push_back(GradientBuffers{p.gradient, p.masterGradient});
         m_params.push_back(std::move(p));
     }
     for (const std::string& name : m_executor->auxiliaryNames()) {
@@ -196,8 +195,24 @@ Trainer::Trainer(const Graph& model, const NDArrayList* params, const Dataset& t
         m_totalSteps = std::min(m_totalSteps, settings.maxSteps);
     }
     m_hostFeatures.resize(static_cast<std::size_t>(m_executor->value(m_dataName).size()));
-    if (!m_labelName.empty()) {
-        m_hostLabels.resize(static_cast<std::size_t>(settings.batchSize));
+    m_hostLabels.resize(static_cast<std::size_t>(settings.batchSize));
+    for (std::vector<float>& labels : m_stepLabels) {
+        labels.resize(m_hostLabels.size());
+    }
+
+    // The step's state in backend memory, and the host memory its results come back to.
+    m_lastRecord.scaler = m_scaler.state();
+    m_record = backend.allocate(Shape{static_cast<int64_t>(sizeof(StepRecord))}, DType::U8);
+    backend.copyFromHost(&m_lastRecord, sizeof(StepRecord), m_record);
+    m_lossScale = backend.allocate(Shape{1}, DType::F32);
+    backend.fill(m_lossScale, static_cast<float>(m_scaler.scale()));
+    const Tensor& output = m_executor->entryValue(m_lossHead);
+    if (output.dtype() != DType::F32) {
+        m_outputF32 = backend.allocate(output.shape(), DType::F32);
+    }
+    m_outputOffset = (sizeof(StepRecord) + 63) / 64 * 64;
+    for (auto& readback : m_readbacks) {
+        readback = backend.createReadback(m_outputOffset + static_cast<std::size_t>(output.size()) * sizeof(float));
     }
 }
 
@@ -263,22 +278,13 @@ void Trainer::loadBatch(const float* features, const float* targets, int64_t row
 // cross-entropy for SoftmaxOutput, mean squared error for LinearRegressionOutput, binary
 // cross-entropy for LogisticRegressionOutput, mean absolute error for MAERegressionOutput, the mean
 // output for MakeLoss. `correct` (classification) receives the count of right argmax predictions.
-double Trainer::hostLoss(int64_t rows, double* correct) {
-    const Tensor& out = m_executor->entryValue(m_lossHead);
-    m_hostOutput.resize(static_cast<std::size_t>(out.size()));
-    if (out.dtype() == DType::F32) {
-        m_backend.copyToHost(out, m_hostOutput.data(), m_hostOutput.size() * sizeof(float));
-    } else {
-        Tensor f32 = m_backend.allocate(out.shape(), DType::F32);
-        m_backend.convert(out, f32);
-        m_backend.copyToHost(f32, m_hostOutput.data(), m_hostOutput.size() * sizeof(float));
-    }
-    const int64_t perRow = out.size() / m_settings.batchSize;
+double Trainer::hostLoss(const float* output, const float* labels, int64_t rows, double* correct) const {
+    const int64_t perRow = m_executor->entryValue(m_lossHead).size() / m_settings.batchSize;
     double sum = 0.0;
     int64_t right = 0;
     for (int64_t r = 0; r < rows; ++r) {
-        const float* y = m_hostOutput.data() + r * perRow;
-        const double label = m_labelName.empty() ? 0.0 : m_hostLabels[static_cast<std::size_t>(r)];
+        const float* y = output + r * perRow;
+        const double label = m_labelName.empty() ? 0.0 : labels[r];
         if (m_lossOp == "SoftmaxOutput") {
             const auto cls = static_cast<int64_t>(label);
             const double p = cls >= 0 && cls < perRow ? y[cls] : 0.0;
@@ -306,66 +312,104 @@ double Trainer::hostLoss(int64_t rows, double* correct) {
     return sum / static_cast<double>(std::max<int64_t>(rows, 1));
 }
 
-bool Trainer::step(int64_t stepIndex, int64_t epoch, double& loss, StepMetrics& metrics) {
-    const double scale = m_scaler.scale();
+void Trainer::queueReadback(HostReadback& readback, bool withRecord) {
+    const Tensor& output = m_executor->entryValue(m_lossHead);
+    if (m_outputF32.defined()) {
+        m_backend.convert(output, m_outputF32);
+    }
+    if (withRecord) {
+        readback.copy(m_record, 0);
+    }
+    readback.copy(m_outputF32.defined() ? m_outputF32 : output, m_outputOffset);
+}
+
+// Queues one whole step; waits for nothing (unless the backend's upload must).
+Trainer::PendingStep Trainer::queueStep(int64_t stepIndex, int64_t epoch, int slot) {
+    PendingStep pending;
+    pending.index = stepIndex;
+    pending.epoch = epoch;
+    pending.slot = slot;
+    pending.queuedAt = Clock::now();
+    pending.learningRate = m_settings.schedule.at(stepIndex, m_totalSteps);
+    m_stepLabels[slot] = m_hostLabels;
+
     ExecContext ctx;
     ctx.training = true;
-    ctx.lossScale = static_cast<float>(scale);
+    ctx.lossScaleTensor = m_lossScale;
     ctx.seed = m_settings.seed;
     ctx.step = stepIndex;
     m_executor->forward(ctx);
     m_executor->backward(ctx);
-    loss = hostLoss(m_settings.batchSize, nullptr);
 
+    GradientPassSettings pass;
+    pass.divisor = static_cast<double>(m_settings.batchSize);
+    pass.clipNorm = m_settings.clipNorm;
+    pass.scaler = m_scaler.settings();
+    m_backend.unscaleGradients(m_gradients, pass, m_record, m_lossScale);
+
+    const OptimizerSettings& o = m_settings.optimizer;
+    const auto lr = static_cast<float>(pending.learningRate);
     for (const Parameter& p : m_params) {
-        if (p.masterGradient.storage() != p.gradient.storage()) {
-            m_backend.convert(p.gradient, p.masterGradient);
+        OptimizerBuffers buffers;
+        buffers.weight = p.master;
+        buffers.grad = p.masterGradient;
+        buffers.state1 = p.state1;
+        buffers.state2 = p.state2;
+        if (p.master.storage() != p.value.storage()) {
+            buffers.lowPrecision = p.value;
+        }
+        if (o.kind == OptimizerKind::Sgd) {
+            SgdStepParams sgd;
+            sgd.learningRate = lr;
+            sgd.momentum = static_cast<float>(o.momentum);
+            sgd.weightDecay = static_cast<float>(o.weightDecay);
+            sgd.nesterov = o.nesterov;
+            m_backend.sgdStep(buffers, sgd, m_record);
+        } else {
+            AdamStepParams adam;
+            adam.learningRate = lr;
+            adam.beta1 = static_cast<float>(o.beta1);
+            adam.beta2 = static_cast<float>(o.beta2);
+            adam.epsilon = static_cast<float>(o.epsilon);
+            adam.weightDecay = static_cast<float>(o.weightDecay);
+            adam.decoupledWeightDecay = o.kind == OptimizerKind::AdamW;
+            m_backend.adamStep(buffers, adam, m_record);
         }
     }
-    const GradientCheck check = m_backend.unscaleAndCheck(
-        m_masterGrads, static_cast<float>(1.0 / (scale * static_cast<double>(m_settings.batchSize))));
-    const bool skipped = m_scaler.update(!check.finite);
-    const double norm = std::sqrt(check.sumOfSquares);
-    const double lr = m_settings.schedule.at(stepIndex, m_totalSteps);
-    if (!skipped) {
-        if (m_settings.clipNorm > 0.0 && norm > m_settings.clipNorm) {
-            m_backend.scale(m_masterGrads, static_cast<float>(m_settings.clipNorm / norm));
-        }
-        const OptimizerSettings& o = m_settings.optimizer;
-        ++m_adamStep;
-        for (const Parameter& p : m_params) {
-            if (o.kind == OptimizerKind::Sgd) {
-                SgdStepParams sgd;
-                sgd.learningRate = static_cast<float>(lr);
-                sgd.momentum = static_cast<float>(o.momentum);
-                sgd.weightDecay = static_cast<float>(o.weightDecay);
-                sgd.nesterov = o.nesterov;
-                m_backend.sgdStep(p.master, p.masterGradient, p.state1, sgd);
-            } else {
-                AdamStepParams adam;
-                adam.learningRate = static_cast<float>(lr);
-                adam.beta1 = static_cast<float>(o.beta1);
-                adam.beta2 = static_cast<float>(o.beta2);
-                adam.epsilon = static_cast<float>(o.epsilon);
-                adam.weightDecay = static_cast<float>(o.weightDecay);
-                adam.decoupledWeightDecay = o.kind == OptimizerKind::AdamW;
-                adam.step = m_adamStep;
-                m_backend.adamStep(p.master, p.masterGradient, p.state1, p.state2, adam);
-            }
-            if (p.master.storage() != p.value.storage()) {
-                m_backend.convert(p.master, p.value);
-            }
-        }
-    }
-    metrics.step = stepIndex;
-    metrics.epoch = epoch;
-    metrics.loss = loss;
-    metrics.lossScale = scale;
-    metrics.skipped = skipped;
-    metrics.gradNorm = norm;
-    metrics.learningRate = lr;
+    queueReadback(*m_readbacks[slot], true);
+    return pending;
+}
+
+// Waits for a queued step's results (the host's one read of the step), mirrors the scale and pushes
+// the step's metrics.
+Trainer::StepOutcome Trainer::finishStep(const PendingStep& pending, Clock::time_point previousFinish) {
+    const std::byte* data = m_readbacks[pending.slot]->wait();
+    std::memcpy(&m_lastRecord, data, sizeof(StepRecord));
+    const StepRecord& record = m_lastRecord;
+    m_scaler.setState(record.scaler);
+    StepOutcome outcome;
+    outcome.loss = hostLoss(reinterpret_cast<const float*>(data + m_outputOffset), m_stepLabels[pending.slot].data(),
+                            m_settings.batchSize, nullptr);
+    outcome.applied = record.skipped == 0;
+
+    StepMetrics metrics;
+    metrics.step = pending.index;
+    metrics.epoch = pending.epoch;
+    metrics.loss = outcome.loss;
+    metrics.lossScale = record.usedScale;
+    metrics.skipped = !outcome.applied;
+    metrics.gradNorm = std::sqrt(record.sumOfSquares);
+    metrics.learningRate = pending.learningRate;
     metrics.scaleBelowOne = m_scaler.scaleBelowOne();
-    return !skipped;
+    // Steady state: one step finishes per step time, however deep the queue.
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - std::max(pending.queuedAt, previousFinish)).count();
+    metrics.samplesPerSecond = seconds > 0.0 ? static_cast<double>(m_settings.batchSize) / seconds : 0.0;
+    if (m_sink != nullptr) {
+        m_sink->push(metrics);
+    }
+    m_stepsDone = pending.index + 1;
+    return outcome;
 }
 
 TrainingSummary Trainer::run() {
@@ -380,38 +424,49 @@ TrainingSummary Trainer::run() {
     std::vector<float> targets(static_cast<std::size_t>(m_settings.batchSize));
     const auto runStart = Clock::now();
     int64_t stepIndex = 0;
+    // One step in flight: step N+1 is queued before step N's results are read.
+    std::optional<PendingStep> pending;
+    auto lastFinish = runStart;
+    double lossSum = 0.0;
+    int64_t applied = 0;
+    auto finishPending = [&] {
+        if (!pending) {
+            return;
+        }
+        const StepOutcome outcome = finishStep(*pending, lastFinish);
+        lastFinish = Clock::now();
+        if (outcome.applied) {
+            lossSum += outcome.loss;
+            ++applied;
+        }
+        pending.reset();
+    };
     for (int64_t epoch = 0; stepIndex < m_totalSteps && !m_stop; ++epoch) {
         batches.startEpoch(epoch);
-        double lossSum = 0.0;
-        int64_t applied = 0;
+        lossSum = 0.0;
+        applied = 0;
         while (stepIndex < m_totalSteps && batches.next(batch)) {
             if (m_paused) {
+                finishPending();  // the last step's metrics before the pause, not after it
                 waitWhilePaused();
+                lastFinish = Clock::now();
             }
             if (m_stop) {
                 break;
             }
-            const auto start = Clock::now();
             for (int64_t i = 0; i < batch.size; ++i) {
                 targets[static_cast<std::size_t>(i)] = m_train.task == DatasetTask::Classification
                                                            ? static_cast<float>(batch.labels[static_cast<std::size_t>(i)])
                                                            : batch.targets[static_cast<std::size_t>(i)];
             }
             loadBatch(batch.features.data(), targets.data(), batch.size);
-            StepMetrics metrics;
-            double loss = 0.0;
-            if (step(stepIndex, epoch, loss, metrics)) {
-                lossSum += loss;
-                ++applied;
-            }
-            const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-            metrics.samplesPerSecond = seconds > 0.0 ? static_cast<double>(batch.size) / seconds : 0.0;
-            if (m_sink != nullptr) {
-                m_sink->push(metrics);
-            }
+            const int slot = static_cast<int>(stepIndex % 2);
+            PendingStep queued = queueStep(stepIndex, epoch, slot);
+            finishPending();
+            pending = queued;
             ++stepIndex;
-            m_stepsDone = stepIndex;
         }
+        finishPending();
         if (m_stop) {
             break;  // a partial epoch gets no epoch record
         }
@@ -437,6 +492,7 @@ TrainingSummary Trainer::run() {
             m_epochCallback(em, summary);
         }
     }
+    finishPending();
     const double seconds = std::chrono::duration<double>(Clock::now() - runStart).count();
     summary.steps = stepIndex;
     summary.skippedSteps = m_scaler.skippedSteps();
@@ -471,8 +527,12 @@ EvaluationResult Trainer::evaluate(const Dataset& data) {
         }
         loadBatch(data.features.data() + first * sampleSize, targets.data(), rows);
         m_executor->forward(ctx);
+        queueReadback(*m_readbacks[0], false);
+        const std::byte* output = m_readbacks[0]->wait();
         double correct = 0.0;
-        lossSum += hostLoss(rows, &correct) * static_cast<double>(rows);
+        lossSum += hostLoss(reinterpret_cast<const float*>(output + m_outputOffset), m_hostLabels.data(), rows,
+                            &correct) *
+                   static_cast<double>(rows);
         correctSum += correct;
     }
     result.samples = data.size();
@@ -504,6 +564,29 @@ NDArrayList Trainer::parameters() const {
     }
     for (const std::string& name : m_executor->auxiliaryNames()) {
         record("aux:" + name, m_executor->value(name));
+    }
+    return list;
+}
+
+NDArrayList Trainer::optimizerState() const {
+    NDArrayList list;
+    auto record = [&](const std::string& name, const Tensor& t) {
+        NDArrayRecord r;
+        r.name = name;
+        r.dtype = DType::F32;
+        r.shape = t.shape();
+        r.data.resize(t.bytes());
+        m_backend.copyToHost(t, r.data.data(), r.data.size());
+        list.arrays.push_back(std::move(r));
+    };
+    const bool adam = m_settings.optimizer.kind != OptimizerKind::Sgd;
+    for (const Parameter& p : m_params) {
+        if (p.state1.defined()) {
+            record((adam ? "adam_m:" : "momentum:") + p.name, p.state1);
+        }
+        if (p.state2.defined()) {
+            record("adam_v:" + p.name, p.state2);
+        }
     }
     return list;
 }

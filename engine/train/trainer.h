@@ -1,10 +1,15 @@
 #pragma once
 // The training loop for every precision mode (DESIGN.md §5; precision_mode.h says what each mode
 // trains). One step:
-//   forward -> loss x scale -> backward -> gradients to f32 (master-weight modes) -> unscale and check
-//   for inf/NaN in one pass -> on overflow skip the step (weights, master weights and optimizer state
-//   untouched, the step counted as skipped) -> else clip by global norm -> optimizer step -> copy
-//   masters back -> update the scale.
+//   forward -> loss x scale -> backward -> gradients to f32 (master-weight modes) and unscaled, checked
+//   for inf/NaN and summed in one pass -> on overflow skip the step (weights, master weights and
+//   optimizer state untouched, the step counted as skipped) -> else clip by global norm -> optimizer
+//   step, writing the f16/bf16 copies -> update the scale.
+// Everything after the batch upload is queued on the backend and decided there (the found-inf flag,
+// the loss scale and Adam's step count live in backend memory: backend/mixed_precision_step.h), so
+// the host never waits inside a step. It reads each step's loss-head output and record through a
+// HostReadback once the next step is queued, and mirrors the scale into lossScaler() then: metrics
+// arrive one step behind the queue, the device never idles for them.
 // The gradient is also divided by the batch size in the unscale pass: the loss heads give MXNet's
 // un-normalised gradients and MXNet's Module leaves the mean to the optimizer (rescale_grad).
 //
@@ -14,6 +19,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -81,6 +87,8 @@ struct TrainingSummary {
 };
 
 class Trainer {
+    using Clock = std::chrono::steady_clock;
+
 public:
     // Prepares the mode's graph and binds it for the dataset's sample shape. Parameters come from
     // `params` where given (arg:/aux: names; f16/bf16/f32 values), the rest are initialised by
@@ -117,7 +125,13 @@ public:
     std::filesystem::path saveCheckpoint(const std::string& prefix, int64_t epoch) const;
 
     const PreparedModel& preparedModel() const { return m_prepared; }
+    // The loss scale as of the last step whose results the host has read (all of them once run()
+    // returns).
     const LossScaler& lossScaler() const { return m_scaler; }
+    // The optimizer's state in f32, for tests and inspection: "momentum:NAME" (SGD with momentum) or
+    // "adam_m:NAME" and "adam_v:NAME", and the optimizer steps taken (skipped steps not counted).
+    NDArrayList optimizerState() const;
+    int64_t optimizerSteps() const { return m_lastRecord.appliedSteps; }
     const std::string& dataName() const { return m_dataName; }
     const std::string& labelName() const { return m_labelName; }
     Executor& executor() { return *m_executor; }
@@ -133,9 +147,26 @@ private:
         Tensor state1, state2;  // momentum / Adam moments, f32
     };
 
+    // A step whose work is queued and whose results the host has not read yet.
+    struct PendingStep {
+        int64_t index = 0;
+        int64_t epoch = 0;
+        double learningRate = 0.0;
+        Clock::time_point queuedAt;
+        int slot = 0;  // which readback and label buffer
+    };
+    struct StepOutcome {
+        double loss = 0.0;
+        bool applied = false;
+    };
+
     void loadBatch(const float* features, const float* targets, int64_t rows);
-    double hostLoss(int64_t rows, double* correct);
-    bool step(int64_t stepIndex, int64_t epoch, double& loss, StepMetrics& metrics);
+    // Queues the loss head's output (as f32) and, when withRecord, the step record into `readback`.
+    void queueReadback(HostReadback& readback, bool withRecord);
+    // The loss of the first `rows` rows of an output the host has read, for the labels it was given.
+    double hostLoss(const float* output, const float* labels, int64_t rows, double* correct) const;
+    PendingStep queueStep(int64_t stepIndex, int64_t epoch, int slot);
+    StepOutcome finishStep(const PendingStep& pending, Clock::time_point previousFinish);
     void waitWhilePaused();
 
     Graph m_original;
@@ -150,11 +181,17 @@ private:
     NodeEntry m_lossHead{};
     std::string m_lossOp;
     std::vector<Parameter> m_params;
-    std::vector<Tensor> m_masterGrads;  // every parameter's f32 gradient, for the unscale pass
-    LossScaler m_scaler;
-    std::vector<float> m_hostFeatures, m_hostLabels, m_hostOutput;
+    std::vector<GradientBuffers> m_gradients;  // every parameter's, for the unscale pass
+    LossScaler m_scaler;                       // the host's mirror of the scale in m_record
+    Tensor m_record;                           // StepRecord in backend memory
+    Tensor m_lossScale;                        // f32, the next step's loss scale in backend memory
+    StepRecord m_lastRecord;                   // the last one read back
+    Tensor m_outputF32;                        // the loss head's output, converted when it is f16/bf16
+    std::size_t m_outputOffset = 0;            // where it lies in a readback, after the record
+    std::unique_ptr<HostReadback> m_readbacks[2];
+    std::vector<float> m_hostFeatures, m_hostLabels;
+    std::vector<float> m_stepLabels[2];  // the labels each pending step was given
     int64_t m_totalSteps = 0;
-    int64_t m_adamStep = 0;
     std::function<void(const EpochMetrics&, const TrainingSummary&)> m_epochCallback;
 
     std::atomic<bool> m_stop{false};

@@ -1,8 +1,9 @@
 // The CUDA backend against the CPU reference (label gpu; every case skips itself with "skipped: no
 // CUDA device" where there is none): copies round-trip every dtype; conversions give the CPU's bits
-// for every f16 and bf16 pattern and for floats around every rounding tie; the unscale-and-check pass
-// finds inf and NaN and sums like the CPU, the same bits every run; SGD and Adam steps match the CPU's;
-// the caching allocator reuses freed blocks.
+// for every f16 and bf16 pattern and for floats around every rounding tie; the gradient pass unscales,
+// converts and sums like the CPU, the same bits every run, and finds inf and NaN; the step record on
+// the device makes the optimizer steps skip, bit for bit; SGD and Adam steps match the CPU's; a
+// readback sees the work queued before it; the caching allocator reuses freed blocks.
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -52,6 +53,18 @@ std::vector<float> randomFloats(std::size_t n, uint32_t seed, float scale = 1.0f
     std::vector<float> v(n);
     for (float& x : v) x = d(rng);
     return v;
+}
+
+Tensor uploadRecord(Backend& b, const StepRecord& record) {
+    Tensor t = b.allocate(Shape{static_cast<int64_t>(sizeof record)}, DType::U8);
+    b.copyFromHost(&record, sizeof record, t);
+    return t;
+}
+
+StepRecord downloadRecord(Backend& b, const Tensor& t) {
+    StepRecord record;
+    b.copyToHost(t, &record, sizeof record);
+    return record;
 }
 
 bool close(float a, float b, float rtol = 1e-6f, float atol = 1e-7f) { return std::abs(a - b) <= atol + rtol * std::abs(b); }
@@ -158,47 +171,149 @@ private slots:
         QCOMPARE(download<uint16_t>(*gpu, bf), std::vector<uint16_t>(3, 0x3F80));
     }
 
-    void unscaleAndCheckMatchesTheCpu() {
+    // The gradient pass on both backends from the same record: f32 gradients in place and f16/bf16
+    // ones into f32 masters, every tensor size a launch shape can get wrong (one block, a partial
+    // block, 256 blocks with a tail), more tensors than one multi-tensor launch takes; the same
+    // masters, sum and record, and the same bits every run.
+    void gradientPassMatchesTheCpu() {
         REQUIRE_CUDA_DEVICE();
         auto gpu = makeCudaBackend();
         auto cpu = makeCpuBackend();
-        const std::vector<std::size_t> sizes{1, 255, 4096, 1'000'003};
-        std::vector<Tensor> g, c;
-        for (std::size_t i = 0; i < sizes.size(); ++i) {
-            const std::vector<float> v = randomFloats(sizes[i], 10 + static_cast<uint32_t>(i), 1000.0f);
-            g.push_back(upload(*gpu, v, DType::F32));
-            c.push_back(upload(*cpu, v, DType::F32));
-        }
-        const GradientCheck a = gpu->unscaleAndCheck(g, 1.0f / 1024);
-        const GradientCheck b = cpu->unscaleAndCheck(c, 1.0f / 1024);
-        QVERIFY(a.finite && b.finite);
+        std::vector<std::size_t> sizes{1, 255, 4096, 1'000'003};
+        for (int i = 0; i < 40; ++i) sizes.push_back(17 + 31 * static_cast<std::size_t>(i));
+        std::vector<std::vector<float>> values;
+        for (std::size_t i = 0; i < sizes.size(); ++i)
+            values.push_back(randomFloats(sizes[i], 10 + static_cast<uint32_t>(i), 1000.0f));
+        // f32, f16 and bf16 gradients in turn (f32 unscaled in place, the others into f32 masters).
+        auto gradients = [&](Backend& b) {
+            std::vector<GradientBuffers> out;
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                const DType type = i % 3 == 0 ? DType::F32 : i % 3 == 1 ? DType::F16 : DType::BF16;
+                Tensor f32 = upload(b, values[i], DType::F32);
+                if (type == DType::F32) {
+                    out.push_back({f32, f32});
+                } else {
+                    Tensor low = b.allocate(f32.shape(), type);
+                    b.convert(f32, low);
+                    out.push_back({low, b.allocate(f32.shape(), DType::F32)});
+                }
+            }
+            return out;
+        };
+        GradientPassSettings settings;
+        settings.divisor = 64.0;
+        settings.clipNorm = 1.0;             // the norm is far larger: a clipping factor below 1
+        settings.scaler.growthInterval = 1;  // a clean step doubles the scale
+        StepRecord initial;
+        initial.scaler = lossscale::initialState(settings.scaler);
+        auto pass = [&](Backend& b, const std::vector<GradientBuffers>& grads, Tensor& scale) {
+            Tensor record = uploadRecord(b, initial);
+            scale = b.allocate(Shape{1}, DType::F32);
+            b.unscaleGradients(grads, settings, record, scale);
+            return downloadRecord(b, record);
+        };
+        const std::vector<GradientBuffers> g = gradients(*gpu), c = gradients(*cpu);
+        Tensor gs, cs;
+        const StepRecord a = pass(*gpu, g, gs), b = pass(*cpu, c, cs);
+        QVERIFY(!a.skipped && !b.skipped);
         QVERIFY2(std::abs(a.sumOfSquares - b.sumOfSquares) <= 1e-9 * b.sumOfSquares,
                  qPrintable(QString("%1 vs %2").arg(a.sumOfSquares, 0, 'g', 17).arg(b.sumOfSquares, 0, 'g', 17)));
-        for (std::size_t i = 0; i < sizes.size(); ++i) QCOMPARE(download<float>(*gpu, g[i]), download<float>(*cpu, c[i]));
+        QVERIFY(close(a.clipFactor, b.clipFactor, 1e-6f, 0.0f));
+        QVERIFY(a.clipFactor < 1.0f);
+        QCOMPARE(a.usedScale, 65536.0);
+        QCOMPARE(a.scaler.scale, 131072.0);
+        QCOMPARE(a.appliedSteps, int64_t{1});
+        QCOMPARE(download<float>(*gpu, gs), std::vector<float>{131072.0f});
+        QCOMPARE(download<float>(*cpu, cs), std::vector<float>{131072.0f});
+        for (std::size_t i = 0; i < sizes.size(); ++i)
+            QCOMPARE(download<float>(*gpu, g[i].master), download<float>(*cpu, c[i].master));
         // The same bits every run.
-        const GradientCheck again = gpu->unscaleAndCheck(g, 1.0f);
-        const GradientCheck twice = gpu->unscaleAndCheck(g, 1.0f);
-        QCOMPARE(again.sumOfSquares, twice.sumOfSquares);
-        // inf in one tensor, NaN in another: not finite either way.
-        for (float bad : {std::numeric_limits<float>::infinity(), std::nanf("")}) {
-            std::vector<float> v = randomFloats(5000, 3);
-            v[1234] = bad;
-            std::vector<Tensor> mixed{upload(*gpu, randomFloats(100, 4), DType::F32), upload(*gpu, v, DType::F32)};
-            QVERIFY(!gpu->unscaleAndCheck(mixed, 0.5f).finite);
+        for (int run = 0; run < 3; ++run) {
+            Tensor scale;
+            QCOMPARE(pass(*gpu, gradients(*gpu), scale).sumOfSquares, a.sumOfSquares);
         }
     }
 
+    // inf in one tensor or NaN in another, f32 or f16: the record says skipped, the scale backs off on
+    // the device, and the optimizer steps that read the record leave weights, state and the f16 copy
+    // bit-identical.
+    void overflowSkipsOnTheDevice() {
+        REQUIRE_CUDA_DEVICE();
+        auto gpu = makeCudaBackend();
+        for (float bad : {std::numeric_limits<float>::infinity(), std::nanf("")}) {
+            for (DType type : {DType::F32, DType::F16}) {
+                std::vector<float> v = randomFloats(5000, 3);
+                v[1234] = bad;
+                Tensor good = upload(*gpu, randomFloats(100, 4), DType::F32);
+                Tensor badF32 = upload(*gpu, v, DType::F32), grad = badF32, master = badF32;
+                if (type == DType::F16) {
+                    grad = gpu->allocate(badF32.shape(), DType::F16);
+                    gpu->convert(badF32, grad);
+                    master = gpu->allocate(badF32.shape(), DType::F32);
+                }
+                const std::vector<GradientBuffers> grads{{good, good}, {grad, master}};
+                GradientPassSettings settings;
+                StepRecord initial;
+                initial.scaler = lossscale::initialState(settings.scaler);
+                Tensor record = uploadRecord(*gpu, initial);
+                Tensor scale = gpu->allocate(Shape{1}, DType::F32);
+                gpu->unscaleGradients(grads, settings, record, scale);
+                const StepRecord r = downloadRecord(*gpu, record);
+                QCOMPARE(r.skipped, 1);
+                QCOMPARE(r.scaler.scale, 32768.0);
+                QCOMPARE(r.scaler.skipped, int64_t{1});
+                QCOMPARE(r.appliedSteps, int64_t{0});
+                QCOMPARE(download<float>(*gpu, scale), std::vector<float>{32768.0f});
+
+                const std::vector<float> w = randomFloats(5000, 5), s1 = randomFloats(5000, 6), s2(5000, 0.25f);
+                OptimizerBuffers p;
+                p.weight = upload(*gpu, w, DType::F32);
+                p.grad = master;
+                p.state1 = upload(*gpu, s1, DType::F32);
+                p.state2 = upload(*gpu, s2, DType::F32);
+                p.lowPrecision = gpu->allocate(p.weight.shape(), DType::F16);
+                gpu->fill(p.lowPrecision, 0.5f);
+                SgdStepParams sgd;
+                sgd.momentum = 0.9f;
+                gpu->sgdStep(p, sgd, record);
+                gpu->adamStep(p, AdamStepParams{}, record);
+                QCOMPARE(download<float>(*gpu, p.weight), w);
+                QCOMPARE(download<float>(*gpu, p.state1), s1);
+                QCOMPARE(download<float>(*gpu, p.state2), s2);
+                QCOMPARE(download<uint16_t>(*gpu, p.lowPrecision), std::vector<uint16_t>(5000, 0x3800));
+            }
+        }
+    }
+
+    // SGD (plain, momentum, Nesterov) and Adam/AdamW after a clean gradient pass: the same f32
+    // weights, state and f16 copies as the CPU's, clipping and Adam's step count read from the record.
     void optimizerStepsMatchTheCpu() {
         REQUIRE_CUDA_DEVICE();
         auto gpu = makeCudaBackend();
         auto cpu = makeCpuBackend();
         const std::size_t n = 100'001;
         const std::vector<float> w = randomFloats(n, 20), grad = randomFloats(n, 21), state = randomFloats(n, 22, 0.1f);
+        std::vector<float> v(n);
+        for (std::size_t i = 0; i < n; ++i) v[i] = std::abs(state[i]);
         auto compare = [&](const Tensor& gt, const Tensor& ct, const char* what) {
             const std::vector<float> a = download<float>(*gpu, gt), b = download<float>(*cpu, ct);
             for (std::size_t i = 0; i < n; ++i) {
                 if (!close(a[i], b[i])) QFAIL(qPrintable(QString("%1[%2]: %3 vs %4").arg(what).arg(i).arg(a[i]).arg(b[i])));
             }
+        };
+        StepRecord clean;
+        clean.clipFactor = 0.75f;
+        clean.appliedSteps = 7;
+        Tensor gr = uploadRecord(*gpu, clean);
+        Tensor cr = uploadRecord(*cpu, clean);
+        auto buffers = [&](Backend& b) {
+            OptimizerBuffers p;
+            p.weight = upload(b, w, DType::F32);
+            p.grad = upload(b, grad, DType::F32);
+            p.state1 = upload(b, state, DType::F32);
+            p.state2 = upload(b, v, DType::F32);
+            p.lowPrecision = b.allocate(p.weight.shape(), DType::F16);
+            return p;
         };
         for (bool nesterov : {false, true}) {
             for (float mu : {0.0f, 0.9f}) {
@@ -207,12 +322,16 @@ private slots:
                 p.momentum = mu;
                 p.weightDecay = 1e-4f;
                 p.nesterov = nesterov;
-                Tensor gw = upload(*gpu, w, DType::F32), gg = upload(*gpu, grad, DType::F32), gm = upload(*gpu, state, DType::F32);
-                Tensor cw = upload(*cpu, w, DType::F32), cg = upload(*cpu, grad, DType::F32), cm = upload(*cpu, state, DType::F32);
-                gpu->sgdStep(gw, gg, gm, p);
-                cpu->sgdStep(cw, cg, cm, p);
-                compare(gw, cw, "sgd weight");
-                compare(gm, cm, "sgd momentum");
+                OptimizerBuffers gb = buffers(*gpu), cb = buffers(*cpu);
+                gpu->sgdStep(gb, p, gr);
+                cpu->sgdStep(cb, p, cr);
+                compare(gb.weight, cb.weight, "sgd weight");
+                compare(gb.state1, cb.state1, "sgd momentum");
+                const std::vector<uint16_t> gl = download<uint16_t>(*gpu, gb.lowPrecision);
+                const std::vector<uint16_t> cl = download<uint16_t>(*cpu, cb.lowPrecision);
+                int apart = 0;  // an f32 an ulp apart may round to the neighbouring f16
+                for (std::size_t i = 0; i < n; ++i) apart += std::abs(int(gl[i]) - int(cl[i])) > 1 ? 1 : 0;
+                QCOMPARE(apart, 0);
             }
         }
         for (bool decoupled : {false, true}) {
@@ -220,25 +339,38 @@ private slots:
             p.learningRate = 1e-3f;
             p.weightDecay = 0.01f;
             p.decoupledWeightDecay = decoupled;
-            p.step = 7;
-            std::vector<float> v(n);
-            for (std::size_t i = 0; i < n; ++i) v[i] = std::abs(state[i]);
-            Tensor gw = upload(*gpu, w, DType::F32), gg = upload(*gpu, grad, DType::F32);
-            Tensor gm = upload(*gpu, state, DType::F32), gv = upload(*gpu, v, DType::F32);
-            Tensor cw = upload(*cpu, w, DType::F32), cg = upload(*cpu, grad, DType::F32);
-            Tensor cm = upload(*cpu, state, DType::F32), cv = upload(*cpu, v, DType::F32);
-            gpu->adamStep(gw, gg, gm, gv, p);
-            cpu->adamStep(cw, cg, cm, cv, p);
-            compare(gw, cw, "adam weight");
-            compare(gm, cm, "adam m");
-            compare(gv, cv, "adam v");
+            OptimizerBuffers gb = buffers(*gpu), cb = buffers(*cpu);
+            gpu->adamStep(gb, p, gr);
+            cpu->adamStep(cb, p, cr);
+            compare(gb.weight, cb.weight, "adam weight");
+            compare(gb.state1, cb.state1, "adam m");
+            compare(gb.state2, cb.state2, "adam v");
         }
-        // scale
-        Tensor gs = upload(*gpu, w, DType::F32);
-        Tensor cs = upload(*cpu, w, DType::F32);
-        gpu->scale(std::vector<Tensor>{gs}, 0.125f);
-        cpu->scale(std::vector<Tensor>{cs}, 0.125f);
-        QCOMPARE(download<float>(*gpu, gs), download<float>(*cpu, cs));
+    }
+
+    // A readback queued behind device work holds that work's result after wait(), with no other
+    // synchronisation; copies land at their offsets.
+    void readbackSeesQueuedWork() {
+        REQUIRE_CUDA_DEVICE();
+        auto gpu = makeCudaBackend();
+        std::unique_ptr<HostReadback> readback = gpu->createReadback(64 + 4 * 1'000'000);
+        Tensor t = gpu->allocate(Shape{1'000'000}, DType::F32);
+        Tensor scalar = gpu->allocate(Shape{1}, DType::F32);
+        for (float value : {1.0f, -3.5f, 1e30f}) {
+            gpu->fill(scalar, value);
+            gpu->fill(t, scalar);
+            readback->copy(scalar, 0);
+            readback->copy(t, 64);
+            const std::byte* host = readback->wait();
+            float first = 0, last = 0, head = 0;
+            std::memcpy(&head, host, 4);
+            std::memcpy(&first, host + 64, 4);
+            std::memcpy(&last, host + 64 + 4 * 999'999, 4);
+            QCOMPARE(head, value);
+            QCOMPARE(first, value);
+            QCOMPARE(last, value);
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, readback->copy(t, 65));
     }
 
     void allocatorReusesFreedBlocks() {

@@ -2,12 +2,11 @@
 // (resources/examples/) for 200 steps from the same seed on the same synthetic data, in fp32, amp and
 // bf16, must follow the same loss curve; and the optimizer step's skip path on the device: with the
 // loss scale forced to 2^40 the first steps overflow, and after each skipped step every parameter
-// (as stored and as its f32 master) is bit-identical to before. The optimizer state is not readable
-// through the Trainer, so it is checked through its effect: a trainer that skipped k steps and then
-// ran three more must end bit-identical to a fresh one that started at the scale the first reached
-// and ran the same three (state corrupted or advanced by a skip, Adam's step count included, would
-// show in the weights). Each run() of a trainer bound with maxSteps 1 is one step on the first batch,
-// so both see the same batches.
+// (as stored and as its f32 master) and the optimizer's state are bit-identical to before and Adam's
+// step count has not moved; and a trainer that skipped k steps and then ran three more ends
+// bit-identical to a fresh one that started at the scale the first reached and ran the same three.
+// Each run() of a trainer bound with maxSteps 1 is one step on the first batch, so both see the same
+// batches.
 //
 // Every case skips with "skipped: no CUDA device" where there is none (fails with
 // AMPSTUDIO_REQUIRE_GPU=1). AMPSTUDIO_GPU_TESTS_ON_CPU=1 runs them against a second CPU backend
@@ -243,6 +242,8 @@ private slots:
         MetricsSink sinkA;
         Trainer a(graph, nullptr, data, nullptr, s, device, &sinkA);
         const std::vector<std::byte> initial = trainerState(a, device);
+        const std::vector<std::byte> initialOptimizer = serializeNDArrayList(a.optimizerState());
+        QVERIFY(!a.optimizerState().arrays.empty());
         int skipped = 0;
         double appliedScale = 0.0;
         for (int i = 0; i < 40 && appliedScale == 0.0; ++i) {
@@ -258,7 +259,12 @@ private slots:
                      qPrintable(QString("a weight changed in skipped step %1 (scale 2^%2)")
                                     .arg(i)
                                     .arg(std::log2(scale))));
+            QVERIFY2(serializeNDArrayList(a.optimizerState()) == initialOptimizer,
+                     qPrintable(QString("the optimizer state changed in skipped step %1").arg(i)));
+            QCOMPARE(a.optimizerSteps(), int64_t{0});
+            QCOMPARE(a.lossScaler().scale(), scale / 2);  // halved on the device, mirrored on the host
         }
+        QCOMPARE(a.optimizerSteps(), int64_t{1});
         // f16 overflows from about 2^16 x the largest gradient: with 2^40 the first steps must skip.
         QVERIFY2(skipped >= 5, qPrintable(QString("only %1 steps skipped").arg(skipped)));
         QVERIFY2(appliedScale > 0.0, "no step was applied in 40");
@@ -277,6 +283,9 @@ private slots:
         }
         QVERIFY2(std::count(laterSkips.begin(), laterSkips.end(), false) >= 1, "no later step applied");
         QCOMPARE(a.lossScaler().scale(), b.lossScaler().scale());
+        QCOMPARE(a.optimizerSteps(), b.optimizerSteps());
+        QVERIFY2(serializeNDArrayList(a.optimizerState()) == serializeNDArrayList(b.optimizerState()),
+                 "the optimizer state differs from the run without the skips");
         QVERIFY2(trainerState(a, device) == trainerState(b, device),
                  "after the skips and three more steps the weights differ from a run without the skips: a "
                  "skipped step changed optimizer state");

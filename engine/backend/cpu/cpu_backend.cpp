@@ -32,7 +32,7 @@ private:
 };
 
 void requireF32(const Tensor& t, const char* what) {
-    if (t.dtype() != DType::F32) {
+    if (!t.defined() || t.dtype() != DType::F32) {
         throw std::invalid_argument(std::string(what) + " must be float32");
     }
 }
@@ -133,15 +133,60 @@ std::unique_ptr<OpKernel> CpuBackend::createKernel(const KernelSetup& setup) {
     return std::make_unique<CpuOpAdapter>((*factory)(setup, m_dnnl), setup, m_dnnl);
 }
 
-GradientCheck CpuBackend::unscaleAndCheck(std::span<const Tensor> grads, float invScale) {
-    GradientCheck check;
-    for (const Tensor& g : grads) {
-        requireF32(g, "gradients to unscale");
-        float* p = g.data<float>();
-        check.sumOfSquares += parallelSum(g.size(), [p, invScale](int64_t b, int64_t e) {
+void CpuBackend::fill(const Tensor& dst, const Tensor& scalar) {
+    if (!scalar.defined() || scalar.dtype() != DType::F32 || scalar.size() != 1) {
+        throw std::invalid_argument("fill: the value must be a one-element float32 tensor");
+    }
+    fill(dst, *scalar.data<float>());
+}
+
+namespace {
+
+// The CPU's memory is the host's: a copy is done when it is queued.
+class CpuReadback final : public HostReadback {
+public:
+    explicit CpuReadback(std::size_t bytes) : m_buffer(bytes) {}
+    std::size_t bytes() const override { return m_buffer.size(); }
+    void copy(const Tensor& src, std::size_t offset) override {
+        if (offset > m_buffer.size() || src.bytes() > m_buffer.size() - offset) {
+            throw std::invalid_argument("readback: " + std::to_string(src.bytes()) + " bytes at " +
+                                        std::to_string(offset) + " do not fit in " + std::to_string(m_buffer.size()));
+        }
+        if (src.bytes() != 0) {
+            std::memcpy(m_buffer.data() + offset, src.data(), src.bytes());
+        }
+    }
+    const std::byte* wait() override { return m_buffer.data(); }
+
+private:
+    std::vector<std::byte> m_buffer;
+};
+
+const StepRecord& recordOf(const Tensor& record) {
+    requireStepTensors(record, Tensor{});
+    return *static_cast<const StepRecord*>(record.data());
+}
+
+}  // namespace
+
+std::unique_ptr<HostReadback> CpuBackend::createReadback(std::size_t bytes) { return std::make_unique<CpuReadback>(bytes); }
+
+void CpuBackend::unscaleGradients(std::span<const GradientBuffers> grads, const GradientPassSettings& settings,
+                                  const Tensor& record, const Tensor& lossScale) {
+    requireStepTensors(record, lossScale);
+    StepRecord& r = *static_cast<StepRecord*>(record.data());
+    const auto invScale = static_cast<float>(1.0 / (r.scaler.scale * settings.divisor));
+    double sumOfSquares = 0.0;
+    for (const GradientBuffers& b : grads) {
+        requireF32(b.master, "gradients to unscale");
+        if (b.grad.storage() != b.master.storage()) {
+            convert(b.grad, b.master);
+        }
+        float* p = b.master.data<float>();
+        sumOfSquares += parallelSum(b.master.size(), [p, invScale](int64_t begin, int64_t end) {
             double sum = 0.0;
 #pragma omp simd reduction(+ : sum)
-            for (int64_t i = b; i < e; ++i) {
+            for (int64_t i = begin; i < end; ++i) {
                 const float v = p[i] * invScale;
                 p[i] = v;
                 sum += static_cast<double>(v) * v;
@@ -149,82 +194,85 @@ GradientCheck CpuBackend::unscaleAndCheck(std::span<const Tensor> grads, float i
             return sum;
         });
     }
-    // inf * 0 is NaN and inf^2 is inf, so one finiteness test of the sum covers every element.
-    check.finite = std::isfinite(check.sumOfSquares);
-    return check;
-}
-
-void CpuBackend::scale(std::span<const Tensor> tensors, float factor) {
-    for (const Tensor& t : tensors) {
-        requireF32(t, "tensors to scale");
-        float* p = t.data<float>();
-        parallelFor(t.size(), [p, factor](int64_t b, int64_t e) {
-#pragma omp simd
-            for (int64_t i = b; i < e; ++i) {
-                p[i] *= factor;
-            }
-        });
+    finishGradientPass(settings, sumOfSquares, r);
+    if (lossScale.defined()) {
+        *lossScale.data<float>() = static_cast<float>(r.scaler.scale);
     }
 }
 
 // The optimizer loops copy their hyperparameters into locals: read through the params reference, every
 // store to w[i] might change them, and the loop would neither vectorise nor hoist the loads.
-void CpuBackend::sgdStep(const Tensor& weight, const Tensor& grad, const Tensor& momentum,
-                         const SgdStepParams& params) {
-    requireF32(weight, "SGD weights");
-    requireF32(grad, "SGD gradients");
-    float* w = weight.data<float>();
-    const float* g = grad.data<float>();
+void CpuBackend::sgdStep(const OptimizerBuffers& p, const SgdStepParams& params, const Tensor& record) {
+    requireF32(p.weight, "SGD weights");
+    requireF32(p.grad, "SGD gradients");
+    if (params.momentum != 0.0f) {
+        requireF32(p.state1, "SGD momentum");
+    }
+    requireOptimizerShapes(p);
+    const StepRecord& r = recordOf(record);
+    if (r.skipped) {
+        return;
+    }
+    float* w = p.weight.data<float>();
+    const float* g = p.grad.data<float>();
+    const float clip = r.clipFactor;
     const float lr = params.learningRate;
     const float wd = params.weightDecay;
     if (params.momentum == 0.0f) {
-        parallelFor(weight.size(), [=](int64_t b, int64_t e) {
+        parallelFor(p.weight.size(), [=](int64_t b, int64_t e) {
 #pragma omp simd
             for (int64_t i = b; i < e; ++i) {
-                w[i] -= lr * (g[i] + wd * w[i]);
+                w[i] -= lr * (g[i] * clip + wd * w[i]);
             }
         });
-        return;
-    }
-    requireF32(momentum, "SGD momentum");
-    // PyTorch's formulation: buf = mu * buf + g; step = nesterov ? g + mu * buf : buf.
-    float* buf = momentum.data<float>();
-    const float mu = params.momentum;
-    const bool nesterov = params.nesterov;
-    parallelFor(weight.size(), [=](int64_t b, int64_t e) {
+    } else {
+        // PyTorch's formulation: buf = mu * buf + g; step = nesterov ? g + mu * buf : buf.
+        float* buf = p.state1.data<float>();
+        const float mu = params.momentum;
+        const bool nesterov = params.nesterov;
+        parallelFor(p.weight.size(), [=](int64_t b, int64_t e) {
 #pragma omp simd
-        for (int64_t i = b; i < e; ++i) {
-            const float d = g[i] + wd * w[i];
-            const float m = mu * buf[i] + d;
-            buf[i] = m;
-            w[i] -= lr * (nesterov ? d + mu * m : m);
-        }
-    });
+            for (int64_t i = b; i < e; ++i) {
+                const float d = g[i] * clip + wd * w[i];
+                const float m = mu * buf[i] + d;
+                buf[i] = m;
+                w[i] -= lr * (nesterov ? d + mu * m : m);
+            }
+        });
+    }
+    if (p.lowPrecision.defined()) {
+        cpuFromFloats(w, p.lowPrecision);
+    }
 }
 
-void CpuBackend::adamStep(const Tensor& weight, const Tensor& grad, const Tensor& m, const Tensor& v,
-                          const AdamStepParams& params) {
-    requireF32(weight, "Adam weights");
-    requireF32(grad, "Adam gradients");
-    requireF32(m, "Adam first moments");
-    requireF32(v, "Adam second moments");
-    float* w = weight.data<float>();
-    const float* g = grad.data<float>();
-    float* mm = m.data<float>();
-    float* vv = v.data<float>();
-    const double t = static_cast<double>(params.step);
-    const float c1 = static_cast<float>(1.0 - std::pow(params.beta1, t));
-    const float c2 = static_cast<float>(1.0 - std::pow(params.beta2, t));
+void CpuBackend::adamStep(const OptimizerBuffers& p, const AdamStepParams& params, const Tensor& record) {
+    requireF32(p.weight, "Adam weights");
+    requireF32(p.grad, "Adam gradients");
+    requireF32(p.state1, "Adam first moments");
+    requireF32(p.state2, "Adam second moments");
+    requireOptimizerShapes(p);
+    const StepRecord& r = recordOf(record);
+    if (r.skipped) {
+        return;
+    }
+    float* w = p.weight.data<float>();
+    const float* g = p.grad.data<float>();
+    float* mm = p.state1.data<float>();
+    float* vv = p.state2.data<float>();
+    const auto t = static_cast<double>(r.appliedSteps);
+    const auto c1 = static_cast<float>(1.0 - std::pow(static_cast<double>(params.beta1), t));
+    const auto c2 = static_cast<float>(1.0 - std::pow(static_cast<double>(params.beta2), t));
+    const float clip = r.clipFactor;
     const float lr = params.learningRate;
     const float wd = params.weightDecay;
     const float beta1 = params.beta1;
     const float beta2 = params.beta2;
     const float epsilon = params.epsilon;
     const bool decoupled = params.decoupledWeightDecay;
-    parallelFor(weight.size(), [=](int64_t b, int64_t e) {
+    parallelFor(p.weight.size(), [=](int64_t b, int64_t e) {
 #pragma omp simd
         for (int64_t i = b; i < e; ++i) {
-            float gi = g[i];
+            float gi = g[i] * clip;
             if (decoupled) {
                 w[i] -= lr * wd * w[i];
             } else {
@@ -237,6 +285,9 @@ void CpuBackend::adamStep(const Tensor& weight, const Tensor& grad, const Tensor
             w[i] -= lr * mHat / (std::sqrt(vHat) + epsilon);
         }
     });
+    if (p.lowPrecision.defined()) {
+        cpuFromFloats(w, p.lowPrecision);
+    }
 }
 
 }  // namespace ampstudio

@@ -26,12 +26,13 @@ public:
     bool hasKernel(std::string_view op) const override;
     std::unique_ptr<OpKernel> createKernel(const KernelSetup& setup) override;
 
-    GradientCheck unscaleAndCheck(std::span<const Tensor> grads, float invScale) override;
-    void scale(std::span<const Tensor> tensors, float factor) override;
-    void sgdStep(const Tensor& weight, const Tensor& grad, const Tensor& momentum,
-                 const SgdStepParams& params) override;
-    void adamStep(const Tensor& weight, const Tensor& grad, const Tensor& m, const Tensor& v,
-                  const AdamStepParams& params) override;
+    void fill(const Tensor& dst, const Tensor& scalar) override;
+    std::unique_ptr<HostReadback> createReadback(std::size_t bytes) override;
+
+    void unscaleGradients(std::span<const GradientBuffers> grads, const GradientPassSettings& settings,
+                          const Tensor& record, const Tensor& lossScale) override;
+    void sgdStep(const OptimizerBuffers& p, const SgdStepParams& params, const Tensor& record) override;
+    void adamStep(const OptimizerBuffers& p, const AdamStepParams& params, const Tensor& record) override;
 
     // The instruction set oneDNN dispatches to on this CPU ("avx2", "avx512_core_amx", ...).
     static std::string dnnlIsa();

@@ -44,6 +44,10 @@ struct CpuDnnl {
 struct CpuContext {
     const ExecContext& exec;
     CpuDnnl& dnnl;
+    // The loss scale the loss heads apply: the training step's tensor (CPU memory) when it has one.
+    float lossScale() const {
+        return exec.lossScaleTensor.defined() ? *exec.lossScaleTensor.data<float>() : exec.lossScale;
+    }
 };
 
 class CpuKernel {
@@ -51,7 +55,7 @@ public:
     virtual ~CpuKernel() = default;
     virtual void forward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out) = 0;
     // outGrad: one per output, all defined (zeros for outputs nobody reads). Overwrite each defined
-    // inGrad; leave undefined ones alone. Loss kernels ignore outGrad and scale by ctx.exec.lossScale.
+    // inGrad; leave undefined ones alone. Loss kernels ignore outGrad and scale by ctx.lossScale().
     virtual void backward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out,
                           std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) = 0;
 };

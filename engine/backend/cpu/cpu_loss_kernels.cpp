@@ -83,7 +83,7 @@ public:
         } else if (m_p.normalization == "valid") {
             norm = static_cast<float>(std::max<int64_t>(valid, 1));
         }
-        const float factor = m_p.gradScale / norm * ctx.exec.lossScale;
+        const float factor = m_p.gradScale / norm * ctx.lossScale();
         for (int64_t i = 0, n = inGrad[0].size(); i < n; ++i) {
             g[i] *= factor;
         }
@@ -114,7 +114,7 @@ std::unique_ptr<CpuKernel> makeRegressionKernel(const KernelSetup& setup, Regres
             if (!inGrad[0].defined()) {
                 return;
             }
-            const float factor = gradScale / numOutput * ctx.exec.lossScale;
+            const float factor = gradScale / numOutput * ctx.lossScale();
             const float* y = out[0].data;
             const float* l = in[1].data;
             float* g = inGrad[0].data;
@@ -148,7 +148,7 @@ std::unique_ptr<CpuKernel> makeMakeLossKernel(const KernelSetup& setup, CpuDnnl&
                                                     [&](float v) { return v > validThresh; });
                 norm = static_cast<float>(std::max<int64_t>(valid, 1));
             }
-            std::fill_n(inGrad[0].data, inGrad[0].size(), gradScale / norm * ctx.exec.lossScale);
+            std::fill_n(inGrad[0].data, inGrad[0].size(), gradScale / norm * ctx.lossScale());
         });
 }
 

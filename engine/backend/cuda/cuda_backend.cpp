@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -34,6 +35,10 @@ CudaBackend::~CudaBackend() {
     if (m_stream != nullptr) {
         (void)cudaStreamSynchronize(m_stream);
     }
+    for (StagingSlot& slot : m_staging) {
+        if (slot.done != nullptr) (void)cudaEventDestroy(slot.done);
+        if (slot.host != nullptr) (void)cudaFreeHost(slot.host);
+    }
     m_workspace = Tensor{};
     if (m_cudnn != nullptr) (void)cudnnDestroy(m_cudnn);
     if (m_cublas != nullptr) (void)cublasDestroy(m_cublas);
@@ -65,8 +70,32 @@ void CudaBackend::copyFromHost(const void* src, std::size_t bytes, const Tensor&
     requireOnThisDevice(dst, "copyFromHost");
     if (bytes != dst.bytes()) throw std::invalid_argument("copyFromHost: byte count does not match the tensor");
     if (bytes == 0) return;
-    // From pageable memory the call returns once the driver has staged `src`: the caller may reuse it.
-    cudaCheck(cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyHostToDevice, m_stream), "copy to the device");
+    if (bytes > kMaxStagedBytes) {
+        // Parameters at bind time, not a step's batch: the driver stages pageable memory itself (and
+        // returns once `src` may be reused), perhaps waiting for the stream, which costs nothing then.
+        cudaCheck(cudaMemcpyAsync(dst.data(), src, bytes, cudaMemcpyHostToDevice, m_stream), "copy to the device");
+        return;
+    }
+    StagingSlot& slot = m_staging[m_nextStaging];
+    m_nextStaging = (m_nextStaging + 1) % kStagingSlots;
+    if (slot.done == nullptr) {
+        cudaCheck(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming), "create an event");
+    } else {
+        // Its last copy was queued kStagingSlots uploads ago: in a training step, two steps back.
+        cudaCheck(cudaEventSynchronize(slot.done), "wait for an earlier upload");
+    }
+    if (slot.bytes < bytes) {
+        if (slot.host != nullptr) {
+            cudaCheck(cudaFreeHost(slot.host), "free pinned memory");
+            slot.host = nullptr;
+            slot.bytes = 0;
+        }
+        cudaCheck(cudaMallocHost(&slot.host, bytes), "allocate pinned memory");
+        slot.bytes = bytes;
+    }
+    std::memcpy(slot.host, src, bytes);
+    cudaCheck(cudaMemcpyAsync(dst.data(), slot.host, bytes, cudaMemcpyHostToDevice, m_stream), "copy to the device");
+    cudaCheck(cudaEventRecord(slot.done, m_stream), "record an upload");
 }
 
 void CudaBackend::copyToHost(const Tensor& src, void* dst, std::size_t bytes) {
@@ -109,59 +138,124 @@ std::unique_ptr<OpKernel> CudaBackend::createKernel(const KernelSetup& setup) {
     return std::make_unique<CudaOpAdapter>((*factory)(setup, *this), *this);
 }
 
-GradientCheck CudaBackend::unscaleAndCheck(std::span<const Tensor> grads, float invScale) {
-    // One partial sum per block of every tensor, then one fixed-order reduction and a single read
-    // back: the same bits every run (atomics would make the global norm, and so clipping, vary).
-    int total = 0;
-    std::vector<int> offsets;
-    for (const Tensor& g : grads) {
-        requireOnThisDevice(g, "gradients to unscale");
-        if (g.dtype() != DType::F32) throw std::invalid_argument("gradients to unscale must be float32");
-        offsets.push_back(total);
-        total += cuda::unscaleBlocks(g.size());
+void CudaBackend::fill(const Tensor& dst, const Tensor& scalar) {
+    requireOnThisDevice(dst, "fill");
+    requireOnThisDevice(scalar, "fill value");
+    if (scalar.dtype() != DType::F32 || scalar.size() != 1) {
+        throw std::invalid_argument("fill: the value must be a one-element float32 tensor");
     }
-    GradientCheck check;
-    if (grads.empty()) return check;
-    Tensor partials = allocate(Shape{total + 1}, DType::F64);
-    double* p = partials.data<double>();
-    for (std::size_t i = 0; i < grads.size(); ++i) {
-        cuda::unscaleAndSumSquares(grads[i].data<float>(), grads[i].size(), invScale, p + offsets[i], m_stream);
-    }
-    cuda::sumPartials(p, total, p + total, m_stream);
-    cudaCheck(cudaMemcpyAsync(&check.sumOfSquares, p + total, sizeof(double), cudaMemcpyDeviceToHost, m_stream),
-              "read the gradient check");
-    cudaCheck(cudaStreamSynchronize(m_stream), "wait for the gradient check");
-    // inf * 0 is NaN and inf^2 is inf, so one finiteness test of the sum covers every element.
-    check.finite = std::isfinite(check.sumOfSquares);
-    return check;
+    cuda::fillFromDevice(dst.data(), dst.dtype(), scalar.data<float>(), dst.size(), m_stream);
 }
 
-void CudaBackend::scale(std::span<const Tensor> tensors, float factor) {
-    for (const Tensor& t : tensors) {
-        requireOnThisDevice(t, "tensors to scale");
-        if (t.dtype() != DType::F32) throw std::invalid_argument("tensors to scale must be float32");
-        cuda::scale(t.data<float>(), t.size(), factor, m_stream);
+namespace {
+
+// Page-locked memory the copies land in, and an event recorded after them.
+class CudaReadback final : public HostReadback {
+public:
+    CudaReadback(std::size_t bytes, cudaStream_t stream) : m_bytes(bytes), m_stream(stream) {
+        cudaCheck(cudaMallocHost(&m_host, std::max<std::size_t>(bytes, 1)), "allocate pinned memory");
+        cudaCheck(cudaEventCreateWithFlags(&m_done, cudaEventDisableTiming), "create an event");
     }
+    ~CudaReadback() override {
+        (void)cudaEventSynchronize(m_done);
+        (void)cudaEventDestroy(m_done);
+        (void)cudaFreeHost(m_host);
+    }
+    std::size_t bytes() const override { return m_bytes; }
+    void copy(const Tensor& src, std::size_t offset) override {
+        if (offset > m_bytes || src.bytes() > m_bytes - offset) {
+            throw std::invalid_argument("readback: " + std::to_string(src.bytes()) + " bytes at " +
+                                        std::to_string(offset) + " do not fit in " + std::to_string(m_bytes));
+        }
+        if (src.bytes() == 0) return;
+        cudaCheck(cudaMemcpyAsync(static_cast<std::byte*>(m_host) + offset, src.data(), src.bytes(),
+                                  cudaMemcpyDeviceToHost, m_stream),
+                  "copy from the device");
+        cudaCheck(cudaEventRecord(m_done, m_stream), "record a readback");
+    }
+    const std::byte* wait() override {
+        cudaCheck(cudaEventSynchronize(m_done), "wait for a readback");
+        return static_cast<const std::byte*>(m_host);
+    }
+
+private:
+    std::size_t m_bytes;
+    cudaStream_t m_stream;
+    void* m_host = nullptr;
+    cudaEvent_t m_done = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<HostReadback> CudaBackend::createReadback(std::size_t bytes) {
+    cudaCheck(cudaSetDevice(m_device), "select the device");
+    return std::make_unique<CudaReadback>(bytes, m_stream);
 }
 
-void CudaBackend::sgdStep(const Tensor& weight, const Tensor& grad, const Tensor& momentum, const SgdStepParams& params) {
-    requireOnThisDevice(weight, "SGD weights");
-    requireOnThisDevice(grad, "SGD gradients");
-    if (weight.dtype() != DType::F32 || grad.dtype() != DType::F32) throw std::invalid_argument("SGD works on float32");
-    if (params.momentum != 0.0f) requireOnThisDevice(momentum, "SGD momentum");
-    cuda::sgdStep(weight.data<float>(), grad.data<float>(), momentum ? momentum.data<float>() : nullptr, weight.size(),
-                  params.learningRate, params.momentum, params.weightDecay, params.nesterov, m_stream);
+void CudaBackend::unscaleGradients(std::span<const GradientBuffers> grads, const GradientPassSettings& settings,
+                                   const Tensor& record, const Tensor& lossScale) {
+    requireStepTensors(record, lossScale);
+    requireOnThisDevice(record, "step record");
+    requireOnThisDevice(lossScale, "loss scale");
+    std::vector<cuda::UnscaleTensor> tensors;
+    tensors.reserve(grads.size());
+    for (const GradientBuffers& b : grads) {
+        requireOnThisDevice(b.grad, "gradients to unscale");
+        requireOnThisDevice(b.master, "gradients to unscale");
+        if (b.master.dtype() != DType::F32 || b.master.size() != b.grad.size()) {
+            throw std::invalid_argument("unscale: the master gradient must be float32, of the gradient's size");
+        }
+        tensors.push_back({b.grad.data(), b.grad.dtype(), b.master.data<float>(), b.master.size()});
+    }
+    const int count = static_cast<int>(tensors.size());
+    // One partial sum per block, summed in a fixed order on the device: the same bits every run
+    // (atomics would make the global norm, and so clipping, vary). Freed at once: the caching
+    // allocator hands the block out again only to work queued after this, on this stream.
+    const int64_t partials = std::max<int64_t>(cuda::unscalePartials(tensors.data(), count), 1);
+    Tensor scratch = allocate(Shape{partials}, DType::F64);
+    cuda::unscaleGradients(tensors.data(), count, settings, static_cast<StepRecord*>(record.data()),
+                           lossScale.data<float>(), scratch.data<double>(), m_stream);
 }
 
-void CudaBackend::adamStep(const Tensor& weight, const Tensor& grad, const Tensor& m, const Tensor& v,
-                           const AdamStepParams& params) {
-    for (const Tensor* t : {&weight, &grad, &m, &v}) {
+namespace {
+
+void requireF32(const Tensor& t, const char* what) {
+    if (!t.defined() || t.dtype() != DType::F32) throw std::invalid_argument(std::string(what) + " must be float32");
+}
+
+}  // namespace
+
+void CudaBackend::sgdStep(const OptimizerBuffers& p, const SgdStepParams& params, const Tensor& record) {
+    requireStepTensors(record, Tensor{});
+    requireOnThisDevice(record, "step record");
+    requireOnThisDevice(p.weight, "SGD weights");
+    requireOnThisDevice(p.grad, "SGD gradients");
+    requireF32(p.weight, "SGD weights");
+    requireF32(p.grad, "SGD gradients");
+    if (params.momentum != 0.0f) {
+        requireOnThisDevice(p.state1, "SGD momentum");
+        requireF32(p.state1, "SGD momentum");
+    }
+    if (p.lowPrecision.defined()) requireOnThisDevice(p.lowPrecision, "SGD weights' copy");
+    requireOptimizerShapes(p);
+    cuda::sgdStep(p.weight.data<float>(), p.grad.data<float>(), p.state1 ? p.state1.data<float>() : nullptr,
+                  p.lowPrecision.data(), p.lowPrecision.dtype(), p.weight.size(), params.learningRate, params.momentum,
+                  params.weightDecay, params.nesterov, static_cast<const StepRecord*>(record.data()), m_stream);
+}
+
+void CudaBackend::adamStep(const OptimizerBuffers& p, const AdamStepParams& params, const Tensor& record) {
+    requireStepTensors(record, Tensor{});
+    requireOnThisDevice(record, "step record");
+    for (const Tensor* t : {&p.weight, &p.grad, &p.state1, &p.state2}) {
         requireOnThisDevice(*t, "Adam tensors");
-        if (t->dtype() != DType::F32) throw std::invalid_argument("Adam works on float32");
+        requireF32(*t, "Adam tensors");
     }
-    cuda::adamStep(weight.data<float>(), grad.data<float>(), m.data<float>(), v.data<float>(), weight.size(),
-                   params.learningRate, params.beta1, params.beta2, params.epsilon, params.weightDecay,
-                   params.decoupledWeightDecay, params.step, m_stream);
+    if (p.lowPrecision.defined()) requireOnThisDevice(p.lowPrecision, "Adam weights' copy");
+    requireOptimizerShapes(p);
+    cuda::adamStep(p.weight.data<float>(), p.grad.data<float>(), p.state1.data<float>(), p.state2.data<float>(),
+                   p.lowPrecision.data(), p.lowPrecision.dtype(), p.weight.size(), params.learningRate, params.beta1,
+                   params.beta2, params.epsilon, params.weightDecay, params.decoupledWeightDecay,
+                   static_cast<const StepRecord*>(record.data()), m_stream);
 }
 
 }  // namespace ampstudio

@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA backend: device tensors from a caching allocator, one stream on which every copy and
-// kernel is queued, and host synchronisation only where the interface returns a host value
-// (copyToHost, unscaleAndCheck, synchronize). Op kernels (cuda_kernel.h) come from a table like the
+// kernel is queued, and host synchronisation only where the host asks for a value (copyToHost,
+// HostReadback::wait, synchronize). Uploads go through pinned staging buffers, so that they never
+// wait for the stream either. Op kernels (cuda_kernel.h) come from a table like the
 // CPU's; cuBLAS and cuDNN handles are bound to the stream once, here.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -40,12 +41,13 @@ public:
     bool hasKernel(std::string_view op) const override;
     std::unique_ptr<OpKernel> createKernel(const KernelSetup& setup) override;
 
-    GradientCheck unscaleAndCheck(std::span<const Tensor> grads, float invScale) override;
-    void scale(std::span<const Tensor> tensors, float factor) override;
-    void sgdStep(const Tensor& weight, const Tensor& grad, const Tensor& momentum,
-                 const SgdStepParams& params) override;
-    void adamStep(const Tensor& weight, const Tensor& grad, const Tensor& m, const Tensor& v,
-                  const AdamStepParams& params) override;
+    void fill(const Tensor& dst, const Tensor& scalar) override;
+    std::unique_ptr<HostReadback> createReadback(std::size_t bytes) override;
+
+    void unscaleGradients(std::span<const GradientBuffers> grads, const GradientPassSettings& settings,
+                          const Tensor& record, const Tensor& lossScale) override;
+    void sgdStep(const OptimizerBuffers& p, const SgdStepParams& params, const Tensor& record) override;
+    void adamStep(const OptimizerBuffers& p, const AdamStepParams& params, const Tensor& record) override;
 
     cudaStream_t stream() const { return m_stream; }
     cublasHandle_t cublas() const { return m_cublas; }
@@ -60,6 +62,19 @@ public:
 
 private:
     void requireOnThisDevice(const Tensor& t, const char* what) const;
+
+    // Page-locked host memory an upload is copied through: cudaMemcpyAsync from pageable memory may
+    // wait for the stream, which would stall the host behind the previous training step. A ring of
+    // slots, each reused once the copy queued from it (an event) is done.
+    struct StagingSlot {
+        void* host = nullptr;
+        std::size_t bytes = 0;
+        cudaEvent_t done = nullptr;
+    };
+    static constexpr int kStagingSlots = 8;
+    static constexpr std::size_t kMaxStagedBytes = std::size_t{16} << 20;  // larger uploads are not a step's
+    StagingSlot m_staging[kStagingSlots];
+    int m_nextStaging = 0;
 
     int m_device;
     CudaBackendOptions m_options;

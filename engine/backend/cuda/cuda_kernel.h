@@ -47,7 +47,8 @@ public:
     virtual void forward(const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) = 0;
     // outGrad: one per output, all defined (zeros for outputs nobody reads), in the outputs' dtypes.
     // Overwrite each defined inGrad (in its input's dtype); leave undefined ones alone. Loss kernels
-    // ignore outGrad and scale by ctx.exec.lossScale, as the CPU's do.
+    // ignore outGrad and scale by the loss scale (ctx.exec.lossScaleTensor on the device when
+    // defined, else ctx.exec.lossScale), as the CPU's do.
     virtual void backward(const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out,
                           std::span<const Tensor> outGrad, std::span<const Tensor> inGrad) = 0;
 };

@@ -36,6 +36,12 @@ void requireFloatData(const KernelSetup& setup) {
     }
 }
 
+// The training step's loss scale on the device, when the step has one (else ctx.exec.lossScale holds it).
+const float* deviceLossScale(const CudaContext& ctx) {
+    const Tensor& t = ctx.exec.lossScaleTensor;
+    return t.defined() ? t.data<float>() : nullptr;
+}
+
 unsigned long long* validCounter(const CudaContext& ctx) {
     return static_cast<unsigned long long*>(ctx.backend.workspace(sizeof(unsigned long long)));
 }
@@ -66,6 +72,7 @@ public:
         params.offTarget = m_rows.classes > 1 ? m_p.smoothAlpha / static_cast<float>(m_rows.classes - 1) : 0.0f;
         params.gradScale = m_p.gradScale;
         params.lossScale = ctx.exec.lossScale;
+        params.deviceLossScale = deviceLossScale(ctx);
         if (m_p.normalization == "batch") {
             params.norm = static_cast<float>(m_p.batch);
         } else if (m_p.normalization == "valid") {
@@ -105,9 +112,10 @@ std::unique_ptr<CudaKernel> makeRegressionKernel(const KernelSetup& setup, cuda:
             if (!inGrad[0].defined()) {
                 return;
             }
-            const float factor = gradScale / numOutput * ctx.exec.lossScale;
+            const float* onDevice = deviceLossScale(ctx);
+            const float factor = onDevice != nullptr ? gradScale / numOutput : gradScale / numOutput * ctx.exec.lossScale;
             cuda::regressionBackward(out[0].data(), in[1].data(), in[1].dtype(), inGrad[0].data(),
-                                     inGrad[0].dtype(), inGrad[0].size(), kind, factor, ctx.stream);
+                                     inGrad[0].dtype(), inGrad[0].size(), kind, factor, onDevice, ctx.stream);
         });
 }
 
@@ -141,7 +149,7 @@ std::unique_ptr<CudaKernel> makeMakeLossKernel(const KernelSetup& setup, CudaBac
                 count = counter;
             }
             cuda::fillLossGradient(inGrad[0].data(), inGrad[0].dtype(), inGrad[0].size(), gradScale,
-                                   ctx.exec.lossScale, norm, count, ctx.stream);
+                                   ctx.exec.lossScale, deviceLossScale(ctx), norm, count, ctx.stream);
         });
 }
 

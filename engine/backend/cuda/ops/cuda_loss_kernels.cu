@@ -112,19 +112,20 @@ __global__ void countAboveKernel(const T* x, int64_t n, float threshold, unsigne
 }
 
 // gradScale / norm * lossScale, in the CPU's order of operations.
-__device__ __forceinline__ float lossFactor(float gradScale, float lossScale, float norm,
-                                            const unsigned long long* validCount) {
+__device__ __forceinline__ float lossFactor(float gradScale, float lossScale, const float* deviceLossScale,
+                                            float norm, const unsigned long long* validCount) {
     if (validCount != nullptr) {
         const unsigned long long valid = *validCount;
         norm = static_cast<float>(valid > 1ull ? valid : 1ull);
     }
-    return gradScale / norm * lossScale;
+    return gradScale / norm * (deviceLossScale != nullptr ? *deviceLossScale : lossScale);
 }
 
 template <typename T, typename L>
 __global__ void softmaxOutputBackwardKernel(const T* p, const L* label, T* g, SoftmaxOutputGrad params) {
     const SoftmaxRows& rows = params.rows;
-    const float factor = lossFactor(params.gradScale, params.lossScale, params.norm, params.validCount);
+    const float factor = lossFactor(params.gradScale, params.lossScale, params.deviceLossScale, params.norm,
+                                    params.validCount);
     AMS_GRID_STRIDE(i, rows.outer * rows.classes * rows.inner) {
         float d;
         if (params.labelIsDistribution) {
@@ -156,7 +157,8 @@ __global__ void regressionForwardKernel(const T* x, T* y, int64_t n, RegressionK
 
 template <typename T, typename L>
 __global__ void regressionBackwardKernel(const T* y, const L* label, T* g, int64_t n, RegressionKind kind,
-                                         float factor) {
+                                         float baseFactor, const float* deviceLossScale) {
+    const float factor = deviceLossScale != nullptr ? baseFactor * *deviceLossScale : baseFactor;
     AMS_GRID_STRIDE(i, n) {
         const float d = toFloat<T>(y[i]) - toFloat<L>(label[i]);
         const float e = kind == RegressionKind::Mae ? static_cast<float>((d > 0.0f) - (d < 0.0f)) : d;
@@ -165,9 +167,10 @@ __global__ void regressionBackwardKernel(const T* y, const L* label, T* g, int64
 }
 
 template <typename T>
-__global__ void fillLossGradientKernel(T* g, int64_t n, float gradScale, float lossScale, float norm,
+__global__ void fillLossGradientKernel(T* g, int64_t n, float gradScale, float lossScale,
+                                       const float* deviceLossScale, float norm,
                                        const unsigned long long* validCount) {
-    const T value = fromFloat<T>(lossFactor(gradScale, lossScale, norm, validCount));
+    const T value = fromFloat<T>(lossFactor(gradScale, lossScale, deviceLossScale, norm, validCount));
     AMS_GRID_STRIDE(i, n) {
         g[i] = value;
     }
@@ -257,7 +260,7 @@ void regressionForward(const void* x, void* y, DType type, int64_t n, Regression
 }
 
 void regressionBackward(const void* y, const void* label, DType labelType, void* grad, DType type, int64_t n,
-                        RegressionKind kind, float factor, cudaStream_t stream) {
+                        RegressionKind kind, float factor, const float* deviceLossScale, cudaStream_t stream) {
     if (n == 0) {
         return;
     }
@@ -267,21 +270,23 @@ void regressionBackward(const void* y, const void* label, DType labelType, void*
             using L = decltype(labelValue);
             regressionBackwardKernel<T, L>
                 <<<gridFor(n), kThreads, 0, stream>>>(static_cast<const T*>(y), static_cast<const L*>(label),
-                                                      static_cast<T*>(grad), n, kind, factor);
+                                                      static_cast<T*>(grad), n, kind, factor,
+                                                      deviceLossScale);
         });
     });
     checkLaunch("regression output backward");
 }
 
-void fillLossGradient(void* grad, DType type, int64_t n, float gradScale, float lossScale, float norm,
-                      const unsigned long long* validCount, cudaStream_t stream) {
+void fillLossGradient(void* grad, DType type, int64_t n, float gradScale, float lossScale,
+                      const float* deviceLossScale, float norm, const unsigned long long* validCount,
+                      cudaStream_t stream) {
     if (n == 0) {
         return;
     }
     dispatchFloat(type, [&](auto value) {
         using T = decltype(value);
-        fillLossGradientKernel<T><<<gridFor(n), kThreads, 0, stream>>>(static_cast<T*>(grad), n, gradScale,
-                                                                       lossScale, norm, validCount);
+        fillLossGradientKernel<T><<<gridFor(n), kThreads, 0, stream>>>(
+            static_cast<T*>(grad), n, gradScale, lossScale, deviceLossScale, norm, validCount);
     });
     checkLaunch("MakeLoss backward");
 }

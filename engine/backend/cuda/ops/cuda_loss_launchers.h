@@ -30,7 +30,8 @@ void countAbove(const void* x, DType type, int64_t n, float threshold, unsigned 
 
 // How SoftmaxOutput's gradient is formed and scaled: g = (p - target) * factor, where
 // factor = gradScale / norm * lossScale and norm is max(*validCount, 1) when validCount is given,
-// else `norm`.
+// else `norm`. lossScale is *deviceLossScale when that is given (the training step's scale, which
+// the host does not know when it queues the step).
 struct SoftmaxOutputGrad {
     SoftmaxRows rows;
     bool labelIsDistribution = false;  // label has the data's shape: target = label
@@ -40,6 +41,7 @@ struct SoftmaxOutputGrad {
     float offTarget = 0.0f;  // target of the others: smooth_alpha / (classes - 1)
     float gradScale = 1.0f;
     float lossScale = 1.0f;
+    const float* deviceLossScale = nullptr;
     float norm = 1.0f;
     const unsigned long long* validCount = nullptr;
 };
@@ -52,12 +54,14 @@ enum class RegressionKind { Linear, Logistic, Mae };
 // y = x (Linear, Mae) or sigmoid(x) (Logistic), n elements.
 void regressionForward(const void* x, void* y, DType type, int64_t n, RegressionKind kind,
                        cudaStream_t stream);
-// g = factor * (y - label), or factor * sign(y - label) for Mae.
+// g = factor * (y - label), or factor * sign(y - label) for Mae; factor multiplied by
+// *deviceLossScale first when that is given.
 void regressionBackward(const void* y, const void* label, DType labelType, void* grad, DType type, int64_t n,
-                        RegressionKind kind, float factor, cudaStream_t stream);
+                        RegressionKind kind, float factor, const float* deviceLossScale, cudaStream_t stream);
 
 // MakeLoss's gradient: every element gradScale / norm * lossScale, norm as in SoftmaxOutputGrad.
-void fillLossGradient(void* grad, DType type, int64_t n, float gradScale, float lossScale, float norm,
-                      const unsigned long long* validCount, cudaStream_t stream);
+void fillLossGradient(void* grad, DType type, int64_t n, float gradScale, float lossScale,
+                      const float* deviceLossScale, float norm, const unsigned long long* validCount,
+                      cudaStream_t stream);
 
 }  // namespace ampstudio::cuda
