@@ -19,6 +19,7 @@ fi
 export LD_LIBRARY_PATH="$dir/lib${nvidia_libs:+:$nvidia_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export QT_QPA_PLATFORM=offscreen
 export AMPSTUDIO_REQUIRE_GPU=1  # a suite that finds no device fails rather than skips
+export AMPSTUDIO_SOURCE_DIR=$PWD  # the bundled examples, from this copy of the tree
 status=0
 {
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 || true

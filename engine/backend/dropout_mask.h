@@ -6,11 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#if defined(__CUDACC__)
-#define AMS_HOST_DEVICE __host__ __device__
-#else
-#define AMS_HOST_DEVICE
-#endif
+#include "backend/host_device.h"
 
 namespace ampstudio::dropout {
 

@@ -7,11 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define AMS_HOST_DEVICE __host__ __device__
-#else
-#define AMS_HOST_DEVICE
-#endif
+#include "backend/host_device.h"
 
 namespace ampstudio {
 

@@ -163,16 +163,13 @@ private:
 
 constexpr int kHidden = 4096;
 
-
-
 struct Throughput {
     double samplesPerSecond = 0.0;
     double stepMs = 0.0;
 };
 
-// The Trainer times each step on the host from loading the batch to the end of the optimizer step;
-// every step ends synchronised (the host reads the loss and the overflow check), so the sum over a
-// window is its wall time.
+// The Trainer times each step on the host from when its results came back to when the next step's
+// did (the queue holds one step ahead), so the sum over a window is its wall time.
 Throughput trainThroughput(const Graph& model, const Dataset& data, int64_t batch, PrecisionMode mode,
                            Backend& backend, int windows, int windowSteps) {
     constexpr int kWarmup = 5;
@@ -202,7 +199,6 @@ Throughput trainThroughput(const Graph& model, const Dataset& data, int64_t batc
     t.stepMs = 1e3 * static_cast<double>(batch) / t.samplesPerSecond;
     return t;
 }
-
 
 struct ModelRun {
     std::string name;

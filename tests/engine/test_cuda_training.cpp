@@ -52,8 +52,14 @@ Backend* deviceBackend() {
         }                                                              \
     } while (0)
 
+// The checkout the examples come from: where this was built, unless AMPSTUDIO_SOURCE_DIR says
+// otherwise (scripts/gpu-check.sh runs the suites built here in a copy of the tree elsewhere).
+std::string sourceDir() {
+    return qEnvironmentVariable("AMPSTUDIO_SOURCE_DIR", QStringLiteral(AMS_SOURCE_DIR)).toStdString();
+}
+
 Graph bundledModel(const QString& name) {
-    return readSymbolJsonFile(std::string(AMS_SOURCE_DIR) + "/resources/examples/" + name.toStdString() +
+    return readSymbolJsonFile(sourceDir() + "/resources/examples/" + name.toStdString() +
                               "-symbol.json");
 }
 

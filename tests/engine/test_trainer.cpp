@@ -233,6 +233,39 @@ private slots:
                  qPrintable(QString("%1 -> %2").arg(batch.epochs.front().trainLoss).arg(batch.epochs.back().trainLoss)));
     }
 
+    // The scale is decided on the backend and the host reads each step one step behind the queue:
+    // the metrics still come in step order, each with the scale its step used, and the host's mirror
+    // of the scaler ends where the same rule replayed on the skipped flags ends.
+    void theHostMirrorsTheBackendsScale() {
+        auto backend = makeCpuBackend();
+        const Dataset data = blobs();
+        TrainerSettings s = settingsFor(PrecisionMode::Fp16Master);
+        s.initScale = std::ldexp(1.0, 26);
+        s.growthInterval = 3;
+        s.epochs = 2;
+        MetricsSink sink;
+        Trainer trainer(mlp(4), nullptr, data, nullptr, s, *backend, &sink);
+        const TrainingSummary summary = trainer.run();
+        const std::vector<StepMetrics> steps = sink.takeNew().steps;
+        QCOMPARE(static_cast<int64_t>(steps.size()), summary.steps);
+        LossScaler replay = LossScaler::fromPreset("pytorch");
+        replay.setInitScale(std::ldexp(1.0, 26));
+        replay.setGrowthInterval(3);
+        int64_t skipped = 0;
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            QCOMPARE(steps[i].step, static_cast<int64_t>(i));
+            QCOMPARE(steps[i].lossScale, replay.scale());
+            replay.update(steps[i].skipped);
+            skipped += steps[i].skipped ? 1 : 0;
+        }
+        QVERIFY2(skipped >= 2, qPrintable(QString::number(skipped)));  // it backed off, then grew
+        QCOMPARE(trainer.lossScaler().scale(), replay.scale());
+        QCOMPARE(trainer.lossScaler().growthCounter(), replay.growthCounter());
+        QCOMPARE(trainer.lossScaler().skippedSteps(), skipped);
+        QCOMPARE(summary.finalLossScale, replay.scale());
+        QCOMPARE(trainer.optimizerSteps(), summary.steps - skipped);
+    }
+
     void sameSeedSameRun() {
         auto run = [](uint64_t seed) {
             auto backend = makeCpuBackend();
