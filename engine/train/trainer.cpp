@@ -39,6 +39,22 @@ std::vector<float> recordToFloats(const NDArrayRecord& record) {
     return out;
 }
 
+// A backend tensor read back as a float32 record (f16/bf16 tensors are widened first).
+NDArrayRecord float32Record(Backend& backend, const std::string& name, const Tensor& t) {
+    NDArrayRecord r;
+    r.name = name;
+    r.dtype = DType::F32;
+    r.shape = t.shape();
+    r.data.resize(static_cast<std::size_t>(t.size()) * sizeof(float));
+    Tensor f32 = t;
+    if (t.dtype() != DType::F32) {
+        f32 = backend.allocate(t.shape(), DType::F32);
+        backend.convert(t, f32);
+    }
+    backend.copyToHost(f32, r.data.data(), r.data.size());
+    return r;
+}
+
 }  // namespace
 
 std::string_view optimizerName(OptimizerKind kind) {
@@ -545,19 +561,7 @@ EvaluationResult Trainer::evaluate(const Dataset& data) {
 NDArrayList Trainer::parameters() const {
     NDArrayList list;
     auto record = [&](const std::string& name, const Tensor& t) {
-        NDArrayRecord r;
-        r.name = name;
-        r.dtype = DType::F32;
-        r.shape = t.shape();
-        r.data.resize(static_cast<std::size_t>(t.size()) * sizeof(float));
-        if (t.dtype() == DType::F32) {
-            m_backend.copyToHost(t, r.data.data(), r.data.size());
-        } else {
-            Tensor f32 = m_backend.allocate(t.shape(), DType::F32);
-            m_backend.convert(t, f32);
-            m_backend.copyToHost(f32, r.data.data(), r.data.size());
-        }
-        list.arrays.push_back(std::move(r));
+        list.arrays.push_back(float32Record(m_backend, name, t));
     };
     for (const Parameter& p : m_params) {
         record("arg:" + p.name, p.master);
@@ -571,13 +575,7 @@ NDArrayList Trainer::parameters() const {
 NDArrayList Trainer::optimizerState() const {
     NDArrayList list;
     auto record = [&](const std::string& name, const Tensor& t) {
-        NDArrayRecord r;
-        r.name = name;
-        r.dtype = DType::F32;
-        r.shape = t.shape();
-        r.data.resize(t.bytes());
-        m_backend.copyToHost(t, r.data.data(), r.data.size());
-        list.arrays.push_back(std::move(r));
+        list.arrays.push_back(float32Record(m_backend, name, t));
     };
     const bool adam = m_settings.optimizer.kind != OptimizerKind::Sgd;
     for (const Parameter& p : m_params) {

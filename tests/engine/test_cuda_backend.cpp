@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend_test_data.h"
 #include "tensor/float_convert.h"
 
 #if AMPSTUDIO_HAVE_CUDA
@@ -45,26 +46,6 @@ std::vector<T> download(Backend& b, const Tensor& t) {
     std::vector<T> out(static_cast<std::size_t>(t.size()));
     b.copyToHost(t, out.data(), out.size() * sizeof(T));
     return out;
-}
-
-std::vector<float> randomFloats(std::size_t n, uint32_t seed, float scale = 1.0f) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> d(0.0f, scale);
-    std::vector<float> v(n);
-    for (float& x : v) x = d(rng);
-    return v;
-}
-
-Tensor uploadRecord(Backend& b, const StepRecord& record) {
-    Tensor t = b.allocate(Shape{static_cast<int64_t>(sizeof record)}, DType::U8);
-    b.copyFromHost(&record, sizeof record, t);
-    return t;
-}
-
-StepRecord downloadRecord(Backend& b, const Tensor& t) {
-    StepRecord record;
-    b.copyToHost(t, &record, sizeof record);
-    return record;
 }
 
 bool close(float a, float b, float rtol = 1e-6f, float atol = 1e-7f) { return std::abs(a - b) <= atol + rtol * std::abs(b); }
@@ -207,10 +188,10 @@ private slots:
         StepRecord initial;
         initial.scaler = lossscale::initialState(settings.scaler);
         auto pass = [&](Backend& b, const std::vector<GradientBuffers>& grads, Tensor& scale) {
-            Tensor record = uploadRecord(b, initial);
+            Tensor record = recordTensor(b, initial);
             scale = b.allocate(Shape{1}, DType::F32);
             b.unscaleGradients(grads, settings, record, scale);
-            return downloadRecord(b, record);
+            return readRecord(b, record);
         };
         const std::vector<GradientBuffers> g = gradients(*gpu), c = gradients(*cpu);
         Tensor gs, cs;
@@ -255,10 +236,10 @@ private slots:
                 GradientPassSettings settings;
                 StepRecord initial;
                 initial.scaler = lossscale::initialState(settings.scaler);
-                Tensor record = uploadRecord(*gpu, initial);
+                Tensor record = recordTensor(*gpu, initial);
                 Tensor scale = gpu->allocate(Shape{1}, DType::F32);
                 gpu->unscaleGradients(grads, settings, record, scale);
-                const StepRecord r = downloadRecord(*gpu, record);
+                const StepRecord r = readRecord(*gpu, record);
                 QCOMPARE(r.skipped, 1);
                 QCOMPARE(r.scaler.scale, 32768.0);
                 QCOMPARE(r.scaler.skipped, int64_t{1});
@@ -304,8 +285,8 @@ private slots:
         StepRecord clean;
         clean.clipFactor = 0.75f;
         clean.appliedSteps = 7;
-        Tensor gr = uploadRecord(*gpu, clean);
-        Tensor cr = uploadRecord(*cpu, clean);
+        Tensor gr = recordTensor(*gpu, clean);
+        Tensor cr = recordTensor(*cpu, clean);
         auto buffers = [&](Backend& b) {
             OptimizerBuffers p;
             p.weight = upload(b, w, DType::F32);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend_test_data.h"
 #include "exec/executor.h"
 #include "graph_builder.h"
 
@@ -46,26 +47,6 @@ std::vector<std::byte> bytes(Backend& b, const Tensor& t) {
     std::vector<std::byte> out(t.bytes());
     b.copyToHost(t, out.data(), out.size());
     return out;
-}
-
-Tensor recordTensor(Backend& b, const StepRecord& record) {
-    Tensor t = b.allocate(Shape{static_cast<int64_t>(sizeof record)}, DType::U8);
-    b.copyFromHost(&record, sizeof record, t);
-    return t;
-}
-
-StepRecord readRecord(Backend& b, const Tensor& t) {
-    StepRecord r;
-    b.copyToHost(t, &r, sizeof r);
-    return r;
-}
-
-std::vector<float> randomFloats(std::size_t n, uint32_t seed, float scale = 1.0f) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> d(0.0f, scale);
-    std::vector<float> v(n);
-    for (float& x : v) x = d(rng);
-    return v;
 }
 
 StepRecord freshRecord(const LossScalerSettings& s) {
