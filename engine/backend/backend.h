@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "backend/mixed_precision_step.h"
 #include "graph/graph.h"
@@ -148,6 +149,10 @@ public:
     virtual void sgdStep(const OptimizerBuffers& p, const SgdStepParams& params, const Tensor& record) = 0;
     virtual void adamStep(const OptimizerBuffers& p, const AdamStepParams& params, const Tensor& record) = 0;
 };
+
+// A float tensor's values on the host as float32 (f16/bf16 are widened on the backend first); waits for
+// the queued work that writes it.
+std::vector<float> downloadFloats(Backend& backend, const Tensor& t);
 
 // Throws std::invalid_argument unless `record` can hold a StepRecord and `lossScale` one float32 (the
 // backends' check of the training primitives' arguments).

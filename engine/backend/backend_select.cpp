@@ -23,6 +23,17 @@ void requireStepTensors(const Tensor& record, const Tensor& lossScale) {
     }
 }
 
+std::vector<float> downloadFloats(Backend& backend, const Tensor& t) {
+    std::vector<float> out(static_cast<std::size_t>(t.size()));
+    Tensor f32 = t;
+    if (t.dtype() != DType::F32) {
+        f32 = backend.allocate(t.shape(), DType::F32);
+        backend.convert(t, f32);
+    }
+    backend.copyToHost(f32, out.data(), out.size() * sizeof(float));
+    return out;
+}
+
 void requireOptimizerShapes(const OptimizerBuffers& p) {
     for (const Tensor* t : {&p.grad, &p.state1, &p.state2, &p.lowPrecision}) {
         if (t->defined() && t->size() != p.weight.size()) {

@@ -14,18 +14,6 @@ namespace ampstudio {
 
 namespace {
 
-std::vector<float> download(Backend& backend, const Tensor& t) {
-    std::vector<float> out(static_cast<std::size_t>(t.size()));
-    if (t.dtype() == DType::F32) {
-        backend.copyToHost(t, out.data(), out.size() * sizeof(float));
-    } else {
-        Tensor f32 = backend.allocate(t.shape(), DType::F32);
-        backend.convert(t, f32);
-        backend.copyToHost(f32, out.data(), out.size() * sizeof(float));
-    }
-    return out;
-}
-
 void upload(Backend& backend, const std::vector<float>& values, const Tensor& dst) {
     Tensor f32 = backend.allocate(dst.shape(), DType::F32);
     backend.copyFromHost(values.data(), values.size() * sizeof(float), f32);
@@ -142,7 +130,7 @@ ModelComparison compareModels(const Graph& reference, const Graph& converted, co
             throw std::invalid_argument("output '" + name + "' has shape " + shapeString(rt.shape()) +
                                         " in the original but " + shapeString(ct.shape()) + " in the converted model");
         }
-        TensorDifference d = compareArrays(download(backend, rt), download(backend, ct));
+        TensorDifference d = compareArrays(downloadFloats(backend, rt), downloadFloats(backend, ct));
         d.name = std::move(name);
         d.shape = rt.shape();
         d.convertedDtype = ct.dtype();

@@ -39,19 +39,15 @@ std::vector<float> recordToFloats(const NDArrayRecord& record) {
     return out;
 }
 
-// A backend tensor read back as a float32 record (f16/bf16 tensors are widened first).
+// A backend tensor read back as a float32 record.
 NDArrayRecord float32Record(Backend& backend, const std::string& name, const Tensor& t) {
     NDArrayRecord r;
     r.name = name;
     r.dtype = DType::F32;
     r.shape = t.shape();
-    r.data.resize(static_cast<std::size_t>(t.size()) * sizeof(float));
-    Tensor f32 = t;
-    if (t.dtype() != DType::F32) {
-        f32 = backend.allocate(t.shape(), DType::F32);
-        backend.convert(t, f32);
-    }
-    backend.copyToHost(f32, r.data.data(), r.data.size());
+    const std::vector<float> values = downloadFloats(backend, t);
+    r.data.resize(values.size() * sizeof(float));
+    std::memcpy(r.data.data(), values.data(), r.data.size());
     return r;
 }
 

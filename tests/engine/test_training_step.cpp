@@ -32,17 +32,6 @@ Tensor upload(Backend& b, const std::vector<float>& values, DType dtype = DType:
     return t;
 }
 
-std::vector<float> floats(Backend& b, const Tensor& t) {
-    Tensor f32 = t;
-    if (t.dtype() != DType::F32) {
-        f32 = b.allocate(t.shape(), DType::F32);
-        b.convert(t, f32);
-    }
-    std::vector<float> out(static_cast<std::size_t>(t.size()));
-    b.copyToHost(f32, out.data(), out.size() * sizeof(float));
-    return out;
-}
-
 std::vector<std::byte> bytes(Backend& b, const Tensor& t) {
     std::vector<std::byte> out(t.bytes());
     b.copyToHost(t, out.data(), out.size());
@@ -78,8 +67,8 @@ private slots:
 
         cpu->unscaleGradients(grads, settings, record, scale);
         // x / (256 * 4)
-        QCOMPARE(floats(*cpu, f32), (std::vector<float>{1.0f, -2.0f, 0.5f}));
-        QCOMPARE(floats(*cpu, master), (std::vector<float>{4.0f, 0.25f}));
+        QCOMPARE(downloadFloats(*cpu, f32), (std::vector<float>{1.0f, -2.0f, 0.5f}));
+        QCOMPARE(downloadFloats(*cpu, master), (std::vector<float>{4.0f, 0.25f}));
         StepRecord r = readRecord(*cpu, record);
         QCOMPARE(r.sumOfSquares, 1.0 + 4.0 + 0.25 + 16.0 + 0.0625);
         QCOMPARE(r.skipped, 0);
@@ -88,7 +77,7 @@ private slots:
         QCOMPARE(r.scaler.counter, int64_t{1});
         QCOMPARE(r.appliedSteps, int64_t{1});
         QCOMPARE(r.clipFactor, 1.0f);
-        QCOMPARE(floats(*cpu, scale), std::vector<float>{256.0f});
+        QCOMPARE(downloadFloats(*cpu, scale), std::vector<float>{256.0f});
 
         cpu->convert(upload(*cpu, b), f16);  // the next backward pass
         cpu->unscaleGradients(grads, settings, record, scale);
@@ -96,7 +85,7 @@ private slots:
         QCOMPARE(r.scaler.scale, 512.0);  // grown after the second
         QCOMPARE(r.scaler.steps, int64_t{2});
         QCOMPARE(r.appliedSteps, int64_t{2});
-        QCOMPARE(floats(*cpu, scale), std::vector<float>{512.0f});
+        QCOMPARE(downloadFloats(*cpu, scale), std::vector<float>{512.0f});
     }
 
     void overflowRecordSkipsTheOptimizer_data() {
@@ -128,7 +117,7 @@ private slots:
         QCOMPARE(r.scaler.scale, 32768.0);
         QCOMPARE(r.scaler.skipped, int64_t{1});
         QCOMPARE(r.appliedSteps, int64_t{0});
-        QCOMPARE(floats(*cpu, scale), std::vector<float>{32768.0f});
+        QCOMPARE(downloadFloats(*cpu, scale), std::vector<float>{32768.0f});
 
         OptimizerBuffers p;
         p.weight = upload(*cpu, randomFloats(1000, 3));
@@ -165,11 +154,11 @@ private slots:
         sgd.learningRate = 1.0f;
         sgd.momentum = 0.0f;
         cpu->sgdStep(p, sgd, record);
-        const std::vector<float> w = floats(*cpu, p.weight);
+        const std::vector<float> w = downloadFloats(*cpu, p.weight);
         QCOMPARE(w[0], 1.0f - 3.0f * 0.2f);
         QCOMPARE(w[1], 1.0f - 4.0f * 0.2f);
-        QCOMPARE(floats(*cpu, g), (std::vector<float>{3.0f, 4.0f}));
-        const std::vector<float> low = floats(*cpu, p.lowPrecision);
+        QCOMPARE(downloadFloats(*cpu, g), (std::vector<float>{3.0f, 4.0f}));
+        const std::vector<float> low = downloadFloats(*cpu, p.lowPrecision);
         QCOMPARE(low[0], 0.39990234375f);  // 0.4 in f16
         QCOMPARE(low[1], 0.199951171875f);
     }
@@ -193,7 +182,7 @@ private slots:
             const auto c1 = static_cast<float>(1.0 - std::pow(double(0.9f), double(t)));
             const auto c2 = static_cast<float>(1.0 - std::pow(double(0.999f), double(t)));
             const float expected = 0.0f - 0.1f * (m / c1) / (std::sqrt(v / c2) + 1e-8f);
-            const float w = floats(*cpu, p.weight)[0];
+            const float w = downloadFloats(*cpu, p.weight)[0];
             QVERIFY2(std::abs(w - expected) <= 1e-6f * std::abs(expected),
                      qPrintable(QString("t %1: %2 vs %3").arg(t).arg(w).arg(expected)));
         }
@@ -226,7 +215,7 @@ private slots:
             c.lossScale = value;
             c.lossScaleTensor = tensor;
             e.backward(c);
-            return floats(*cpu, e.gradient("fc_weight"));
+            return downloadFloats(*cpu, e.gradient("fc_weight"));
         };
         const std::vector<float> byValue = gradientWith(8.0f, Tensor{});
         Tensor eight = upload(*cpu, {8.0f});
