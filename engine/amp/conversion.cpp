@@ -1,11 +1,13 @@
 #include "amp/conversion.h"
 
+#include <map>
 #include <optional>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
 
 #include "amp/conversion_pass.h"
+#include "ops/graph_dtypes.h"
 
 namespace ampstudio {
 
@@ -56,14 +58,9 @@ void checkInputs(const Graph& source, const ConversionOptions& options) {
     }
 }
 
-}  // namespace
-
-ConversionResult convertGraph(const Graph& source, const ConversionOptions& options) {
-    checkInputs(source, options);
-    const std::vector<uint32_t> rowPtr = source.nodeRowPtr();
-    const std::vector<char> reachable = reachableFromHeads(source);
-    const amp_detail::OpListIndex lists(options.lists, options.excludedSymNames);
-    const amp_detail::PassInput input{source, options, lists, rowPtr, reachable, options.lists.targetDtype};
+// One conversion (the pass, rerun for cast_optional_params conflicts), without the dtype check.
+ConversionResult convertOnce(const amp_detail::PassInput& input) {
+    const ConversionOptions& options = input.options;
 
     // cast_optional_params refinement of MXNet 1.9.1: a parameter that a target op would read as it
     // is (stored in the target dtype) but that another node also reads as float32 cannot be stored
@@ -118,6 +115,53 @@ ConversionResult convertGraph(const Graph& source, const ConversionOptions& opti
     result.graph.validate();
 #endif
     return result;
+}
+
+}  // namespace
+
+DtypeCheck checkConvertedDtypes(const Graph& converted, const std::set<std::string>& dataNames,
+                                const std::set<std::string>& storedInTargetDtype, DType target) {
+    std::map<std::string, DType> known;
+    for (const std::string& name : dataNames) {
+        known.emplace(name, DType::F32);
+    }
+    for (const std::string& name : storedInTargetDtype) {
+        known.emplace(name, target);
+    }
+    const GraphDtypes dtypes = inferGraphDtypes(converted, known);
+    DtypeCheck check;
+    if (dtypes.conflict) {
+        const Node& n = converted.nodes[dtypes.conflict->node];
+        check.passed = false;
+        check.node = n.name;
+        check.op = n.op;
+        check.inputs = dtypes.conflict->inputs;
+        check.message = dtypes.conflict->describe(converted);
+    }
+    return check;
+}
+
+ConversionResult convertGraph(const Graph& source, const ConversionOptions& options) {
+    checkInputs(source, options);
+    const std::vector<uint32_t> rowPtr = source.nodeRowPtr();
+    const std::vector<char> reachable = reachableFromHeads(source);
+    const amp_detail::OpListIndex lists(options.lists, options.excludedSymNames);
+    amp_detail::PassInput input{source, options, lists, rowPtr, reachable, options.lists.targetDtype};
+    const DType target = options.lists.targetDtype;
+
+    ConversionResult result = convertOnce(input);
+    result.report.dtypeCheck = checkConvertedDtypes(result.graph, options.dataNames, result.storedInTargetDtype, target);
+    if (result.report.dtypeCheck.passed || options.mode != ConversionMode::Typed) {
+        return result;
+    }
+    // MXNet 1.9.1's own result is invalid (MXNet raises after its pass): do better than MXNet.
+    input.repair = true;
+    input.storedInTarget = &result.storedInTargetDtype;
+    ConversionResult repaired = convertOnce(input);
+    repaired.report.dtypeCheck =
+        checkConvertedDtypes(repaired.graph, options.dataNames, repaired.storedInTargetDtype, target);
+    repaired.report.mxnetFailure = std::move(result.report.dtypeCheck.message);
+    return repaired;
 }
 
 }  // namespace ampstudio

@@ -44,7 +44,17 @@ struct ConversionResult {
     std::set<std::string> storedInTargetDtype;
 };
 
-// Throws ConversionError; the source graph is not modified.
+// Throws ConversionError; the source graph is not modified. Every result carries its dtype check
+// (report.dtypeCheck): MXNet's InferType over the converted graph, with the data inputs
+// (options.dataNames) float32 and the parameters stored in the target dtype so. Typed mode first
+// converts as MXNet 1.9.1 does; where that result fails the check (MXNet's pass trusts a dtype it
+// believes an entry has while wiring the entry as it is), it converts again with those reads
+// repaired and says so in report.mxnetFailure and report.mxnetDifferences. A result whose check
+// still fails (classic mode has no repair: it is MXNet 1.6.0's result) must not be saved.
 ConversionResult convertGraph(const Graph& source, const ConversionOptions& options);
+
+// The dtype check on its own, for any converted graph.
+DtypeCheck checkConvertedDtypes(const Graph& converted, const std::set<std::string>& dataNames,
+                                const std::set<std::string>& storedInTargetDtype, DType target);
 
 }  // namespace ampstudio

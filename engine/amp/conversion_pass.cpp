@@ -33,6 +33,9 @@ ConversionPass::ConversionPass(const PassInput& input, const std::set<std::strin
         m_paramInTarget.assign(n, 0);
         m_float32Reader.assign(n, kNoReader);
     }
+    if (m_in.repair) {
+        m_actualSource.assign(m_in.rowPtr.empty() ? 0 : m_in.rowPtr.back(), DType::Unknown);
+    }
     m_report.mode = m_in.options.mode;
     m_report.targetDtype = m_in.target;
     m_report.storage = m_storage;
@@ -107,7 +110,22 @@ NodeId ConversionPass::addMulticast(NodeId id) {
     }
     // The inputs are in place already; plan() appends none.
     const NodeId mid = static_cast<NodeId>(m_plan.size());
-    m_plan.push_back({PlannedKind::Multicast, DType::Unknown, id, 0, 0});
+    DType widest = DType::Unknown;
+    if (m_in.repair) {
+        // amp_multicast's outputs: the widest of its inputs, known when all of them are.
+        for (auto it = m_planInputs.end() - static_cast<std::ptrdiff_t>(sourceNode(id).inputs.size());
+             it != m_planInputs.end(); ++it) {
+            const DType t = actualDtype(*it);
+            if (t == DType::Unknown) {
+                widest = DType::Unknown;
+                break;
+            }
+            if (widest == DType::Unknown || t == DType::F64 || (t == DType::F32 && widest != DType::F64)) {
+                widest = t;
+            }
+        }
+    }
+    m_plan.push_back({PlannedKind::Multicast, widest, id, 0, 0});
     m_inputBegin.push_back(static_cast<uint32_t>(m_planInputs.size()));
     m_castPlanIds.push_back(mid);
     return mid;
@@ -116,6 +134,9 @@ NodeId ConversionPass::addMulticast(NodeId id) {
 NodeId ConversionPass::appendCopy(NodeId id) {
     const NodeId copy = plan({PlannedKind::Copy, DType::Unknown, id, 0, 0}, m_inputs.data(), m_inputs.size());
     m_mirror[id] = copy;
+    if (m_in.repair) {
+        noteActualOutputs(id);
+    }
     return copy;
 }
 

@@ -32,6 +32,11 @@ struct PassInput {
     const std::vector<uint32_t>& rowPtr;  // source.nodeRowPtr()
     const std::vector<char>& reachable;   // per source node: reachable from the heads
     DType target;
+    // Typed mode, second run after MXNet 1.9.1's result failed the dtype check: every node reads
+    // its inputs in the dtype its decision needs (MxnetDifference). `storedInTarget`: the parameters
+    // the first run stored in the target dtype, which the dtype check takes as such.
+    bool repair = false;
+    const std::set<std::string>* storedInTarget = nullptr;
 };
 
 class ConversionPass {
@@ -118,6 +123,16 @@ private:
     void typedHeads();
     bool isOptionalParam(const NodeEntry& e) const;
 
+    // --- repair mode (typed_rules.cpp): the dtypes entries of the converted graph really have ---
+    // A planned entry's dtype: a copy's from m_actualSource, a cast's its own, a multicast's the
+    // widest of its inputs'. Unknown where the dtype check would infer it from its readers.
+    DType actualDtype(const NodeEntry& planned) const;
+    // Replaces the inputs (m_inputs) of source node `id` whose dtype is known and differs from
+    // `needed` (per input; only float32 and the target dtype are needed) by casts, and records each.
+    void repairInputs(NodeId id, const std::vector<DType>& needed, const std::vector<uint32_t>& mutableInputs);
+    // The dtypes of the copy's outputs from those of its inputs (m_inputs); called by appendCopy().
+    void noteActualOutputs(NodeId id);
+
     const PassInput& m_in;
     const OpRegistry& m_registry;
     const std::set<std::string>& m_paramsAsData;
@@ -147,6 +162,9 @@ private:
     std::vector<char> m_paramInTarget;
     std::vector<NodeId> m_float32Reader;
     static constexpr NodeId kNoReader = ~NodeId{0};
+    // Repair mode: per source entry (m_in.rowPtr), the dtype its copy really has.
+    std::vector<DType> m_actualSource;
+    std::vector<DType> m_needed;  // scratch for repairInputs()
 };
 
 }  // namespace ampstudio::amp_detail

@@ -104,6 +104,36 @@ std::string ConversionReport::toJson() const {
         unmatchable.push_back(std::move(item));
     }
     doc["unmatchable_list_entries"] = std::move(unmatchable);
+    auto dtypeOrNull = [](DType t) { return t == DType::Unknown ? Json(nullptr) : Json(std::string(dtypeName(t))); };
+    {
+        Json check{{"passed", dtypeCheck.passed}};
+        if (!dtypeCheck.passed) {
+            check["node"] = dtypeCheck.node;
+            check["op"] = dtypeCheck.op;
+            Json inputs = Json::array();
+            for (DType t : dtypeCheck.inputs) {
+                inputs.push_back(dtypeOrNull(t));
+            }
+            check["inputs"] = std::move(inputs);
+            check["message"] = dtypeCheck.message;
+        }
+        doc["dtype_check"] = std::move(check);
+    }
+    if (mode == ConversionMode::Typed) {
+        Json mxnet{{"result_valid", mxnetFailure.empty()}};
+        mxnet["failure"] = mxnetFailure.empty() ? Json(nullptr) : Json(mxnetFailure);
+        Json differences = Json::array();
+        for (const MxnetDifference& d : mxnetDifferences) {
+            differences.push_back(Json{{"node", d.node},
+                                       {"input", d.input},
+                                       {"source", d.source},
+                                       {"source_dtype", dtypeOrNull(d.sourceDtype)},
+                                       {"needed_dtype", dtypeOrNull(d.neededDtype)},
+                                       {"cast", d.cast}});
+        }
+        mxnet["differences"] = std::move(differences);
+        doc["mxnet_1_9_1"] = std::move(mxnet);
+    }
 
     Json nodeArray = Json::array();
     for (const NodeDecision& n : nodes) {

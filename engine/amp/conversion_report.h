@@ -82,6 +82,30 @@ struct CastRecord {
     bool feedsGraphOutput = false;                // a trailing cast on a graph output (typed mode)
 };
 
+// The converted graph's dtypes checked as MXNet checks them after its pass: InferType with the data
+// inputs float32 and the parameters stored in the target dtype given, everything else inferred. A
+// graph that fails it is one MXNet would refuse to bind; it is never saved.
+struct DtypeCheck {
+    bool passed = true;
+    std::string node;  // the node whose dtype rule the inferred dtypes contradict
+    std::string op;
+    std::vector<DType> inputs;  // what it was given (Unknown where nothing was known)
+    std::string message;        // "Convolution 'conv1' cannot take inputs (float32, float16, float16)"
+};
+
+// Typed mode where MXNet 1.9.1's own result fails its dtype check: one input that is wired
+// differently from MXNet so that the converted graph is valid. MXNet's pass decides a node from
+// the dtype it believes an entry has, but wires the node to the entry as it is; here it gets an
+// amp_cast to the dtype its decision needs (MXNet's own cast of that entry where there is one).
+struct MxnetDifference {
+    std::string node;                     // the node of the converted graph
+    uint32_t input = 0;                   // its input position
+    std::string source;                   // what MXNet 1.9.1 wires there: "relu3" or "split0_output1"
+    DType sourceDtype = DType::Unknown;   // that entry's real dtype
+    DType neededDtype = DType::Unknown;   // the dtype the node's decision needs there
+    std::string cast;                     // the amp_cast it reads instead
+};
+
 // The text and arrays the views of a report point into (defined in amp/report_storage.h).
 class ReportStorage;
 
@@ -108,12 +132,21 @@ struct ConversionReport {
     uint64_t paramBytesAfter = 0;
     std::vector<std::string> warnings;
     std::vector<UnmatchableListEntry> unmatchableListEntries;
+    // The converted graph's dtype check; a conversion whose check failed must not be saved.
+    DtypeCheck dtypeCheck;
+    // Typed mode: what makes MXNet 1.9.1's own result of this conversion invalid (its dtype check's
+    // message; empty when MXNet's result is valid and this one equals it), and the inputs wired
+    // differently from MXNet to give a valid graph instead.
+    std::string mxnetFailure;
+    std::vector<MxnetDifference> mxnetDifferences;
 
     // computeNodesInTarget / computeNodes (0 for a graph without compute nodes).
     double targetShare() const;
     // Pretty JSON with keys: mode, target_dtype, nodes_before, nodes_after, amp_cast, amp_multicast,
     // compute_nodes, compute_nodes_in_target, target_share, params_known, param_bytes_before,
     // param_bytes_after, stored_in_target_dtype, warnings, unmatchable_list_entries,
+    // dtype_check {passed, node, op, inputs, message}, mxnet_1_9_1 {result_valid, failure,
+    // differences [{node, input, source, source_dtype, needed_dtype, cast}]},
     // nodes [{name, op, precision, dtype, rule, reason}],
     // casts [{name, op, dtype, source, source_output, sources [{node, output}], consumers, graph_output}].
     std::string toJson() const;

@@ -69,6 +69,10 @@ void ConversionPass::typedFloat32(NodeId id, bool excluded) {
     const Node& n = sourceNode(id);
     // MXNet 1.9.1: a variable feeding a float32 node is assumed to be float32 already.
     planFloat32Inputs(id, [&](uint32_t, const NodeEntry& e) { return isVariableEntry(e); });
+    if (m_in.repair) {
+        m_needed.assign(n.inputs.size(), DType::F32);
+        repairInputs(id, m_needed, {});
+    }
     recordOutputs(id, appendCopy(id), m_fp32Map);
 
     NodeDecision& d = m_report.nodes[id];
@@ -98,12 +102,16 @@ void ConversionPass::typedTarget(NodeId id) {
     }
     // Which inputs the op wants in the target dtype once its data is (BatchNorm keeps gamma, beta
     // and the moving statistics in float32), and the dtypes of its outputs.
+    // An op without FInferType in MXNet 1.9.1 is not typed: all its inputs are cast and its output
+    // dtypes stay unknown, silently, as MXNet does.
     const bool inferred = m_registry.inferType(n, m_inTypes, m_outTypes);
-    if (!inferred) {
+    if (!inferred && m_registry.hasTypeInference(n)) {
         m_report.warnings.push_back(
             "dtype inference failed for '" + n.name + "' (" + n.op + ") with " +
             std::string(dtypeName(m_in.target)) + " data; all its inputs are cast to " +
             std::string(dtypeName(m_in.target)) + " and its output dtypes are unknown");
+    }
+    if (!inferred) {
         m_inTypes.assign(inputCount, DType::Unknown);
     }
     const std::vector<uint32_t> mutableInputs = m_registry.mutableInputs(n);
@@ -134,6 +142,15 @@ void ConversionPass::typedTarget(NodeId id) {
         } else {
             notePlainRead(e, plain, id);
         }
+    }
+    if (m_in.repair) {
+        m_needed.assign(inputCount, m_in.target);
+        for (uint32_t i = 0; i < inputCount; ++i) {
+            if (m_inTypes[i] != DType::Unknown) {
+                m_needed[i] = m_inTypes[i];
+            }
+        }
+        repairInputs(id, m_needed, mutableInputs);
     }
     const NodeId copy = appendCopy(id);
     if (inferred) {
@@ -213,6 +230,10 @@ void ConversionPass::typedWidest(NodeId id) {
             m_inputs.push_back(addCast(e, out, map));
         }
     }
+    if (m_in.repair) {
+        m_needed.assign(n.inputs.size(), out);
+        repairInputs(id, m_needed, {});
+    }
     recordOutputs(id, appendCopy(id), map);
 
     d.dtype = out;
@@ -224,6 +245,10 @@ void ConversionPass::typedConditional(NodeId id, const ConditionalFp32Op& entry)
     const std::vector<uint32_t> mutableInputs = m_registry.mutableInputs(n);
     // Only mutable inputs stay as they are: unlike the fp32 list, variables are cast too (MXNet 1.9.1).
     planFloat32Inputs(id, [&](uint32_t i, const NodeEntry&) { return contains(mutableInputs, i); });
+    if (m_in.repair) {
+        m_needed.assign(n.inputs.size(), DType::F32);
+        repairInputs(id, m_needed, mutableInputs);
+    }
     recordOutputs(id, appendCopy(id), m_fp32Map);
 
     NodeDecision& d = m_report.nodes[id];
@@ -238,6 +263,23 @@ void ConversionPass::typedPassThrough(NodeId id, const OpClass& cls) {
     for (const NodeEntry& e : n.inputs) {
         m_inputs.push_back(plainMirror(e));
         notePlainRead(e, m_inputs.back(), id);
+    }
+    if (m_in.repair && !n.inputs.empty()) {
+        // MXNet 1.9.1 decides the node's dtype from what it believes of input 0 (the maps: a cast of
+        // it made for another reader counts), then wires input 0 as it is. Here the node reads what
+        // its decision assumed; where nothing is believed, input 0's real dtype decides the others.
+        const DType believed = m_targetMap.find(n.inputs[0]) != nullptr ? m_in.target
+                               : m_fp32Map.find(n.inputs[0]) != nullptr ? DType::F32
+                                                                        : actualDtype(m_inputs[0]);
+        if (believed != DType::Unknown) {
+            m_inTypes.assign(n.inputs.size(), DType::Unknown);
+            m_outTypes.assign(n.numOutputs, DType::Unknown);
+            m_inTypes[0] = believed;
+            if (m_registry.typeInference(n, m_inTypes, m_outTypes) != TypeInference::Conflict) {
+                m_inTypes[0] = believed;
+                repairInputs(id, m_inTypes, m_registry.mutableInputs(n));
+            }
+        }
     }
     const NodeId copy = appendCopy(id);
 
@@ -269,6 +311,65 @@ void ConversionPass::typedPassThrough(NodeId id, const OpClass& cls) {
         if (!m_outTypes.empty() && (m_outTypes[0] == m_in.target || m_outTypes[0] == DType::F32)) {
             d.dtype = m_outTypes[0];
         }
+    }
+}
+
+DType ConversionPass::actualDtype(const NodeEntry& planned) const {
+    const PlannedNode& p = m_plan[planned.node];
+    if (p.kind == PlannedKind::Copy) {
+        return m_actualSource[m_in.rowPtr[p.source] + planned.index];
+    }
+    return p.dtype;
+}
+
+void ConversionPass::repairInputs(NodeId id, const std::vector<DType>& needed,
+                                  const std::vector<uint32_t>& mutableInputs) {
+    const Node& n = sourceNode(id);
+    for (uint32_t i = 0; i < m_inputs.size(); ++i) {
+        const DType need = needed[i];
+        if ((need != DType::F32 && need != m_in.target) || contains(mutableInputs, i)) {
+            continue;  // only float casts are inserted, and a mutable input cannot be cast
+        }
+        const DType has = actualDtype(m_inputs[i]);
+        if (has == DType::Unknown || has == need) {
+            continue;  // the dtype check infers it from this reader, as MXNet's does
+        }
+        const NodeEntry& e = n.inputs[i];
+        const NodeEntry fixed = mappedOrCast(e, need, need == DType::F32 ? m_fp32Map : m_targetMap);
+        if (actualDtype(fixed) != need) {
+            continue;  // a map entry that is itself wrong; the dtype check names the node
+        }
+        MxnetDifference& d = m_report.mxnetDifferences.emplace_back();
+        d.node = n.name;
+        d.input = i;
+        appendCastName(e, "", d.source);
+        d.sourceDtype = has;
+        d.neededDtype = need;
+        appendCastName(e, "_amp_cast_" + std::string(dtypeName(need)), d.cast);
+        m_inputs[i] = fixed;
+    }
+}
+
+void ConversionPass::noteActualOutputs(NodeId id) {
+    const Node& n = sourceNode(id);
+    DType* outputs = m_actualSource.data() + m_in.rowPtr[id];
+    if (n.isVariable()) {
+        // As the dtype check starts: data float32, parameters stored in the target dtype so.
+        if (m_in.options.dataNames.count(n.name) != 0) {
+            outputs[0] = DType::F32;
+        } else if (m_in.storedInTarget != nullptr && m_in.storedInTarget->count(n.name) != 0) {
+            outputs[0] = m_in.target;
+        }
+        return;
+    }
+    std::vector<DType> in;
+    in.reserve(m_inputs.size());
+    for (const NodeEntry& e : m_inputs) {
+        in.push_back(actualDtype(e));
+    }
+    std::vector<DType> out(n.numOutputs, DType::Unknown);
+    if (m_registry.typeInference(n, in, out) != TypeInference::Conflict) {
+        std::copy(out.begin(), out.end(), outputs);
     }
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "backend/backend.h"
+#include "ops/graph_dtypes.h"
 #include "ops/op_registry.h"
 #include "ops/op_spec.h"
 
@@ -111,44 +112,16 @@ void inferShapes(const Graph& graph, EntryTable& table) {
     }
 }
 
-// One sweep of OpRegistry::inferType over the ops; true when an entry became known.
-bool inferTypesOnce(const Graph& graph, EntryTable& table) {
-    bool changed = false;
-    std::vector<DType> in, out;
-    for (NodeId n = 0; n < graph.size(); ++n) {
-        const Node& node = graph.nodes[n];
-        if (node.isVariable()) {
-            continue;
-        }
-        in.clear();
-        for (const NodeEntry& e : node.inputs) {
-            in.push_back(table.dtype(e));
-        }
-        out.assign(table.dtypes.begin() + table.rowPtr[n], table.dtypes.begin() + table.rowPtr[n] + node.numOutputs);
-        if (!OpRegistry::instance().inferType(node, in, out)) {
-            continue;  // not enough known yet, or a contradiction that the final check reports
-        }
-        for (std::size_t i = 0; i < in.size(); ++i) {
-            DType& slot = table.dtypes[table.id(node.inputs[i])];
-            if (slot == DType::Unknown && in[i] != DType::Unknown) {
-                slot = in[i];
-                changed = true;
-            }
-        }
-        for (uint32_t i = 0; i < node.numOutputs; ++i) {
-            DType& slot = table.dtypes[table.rowPtr[n] + i];
-            if (slot == DType::Unknown && out[i] != DType::Unknown) {
-                slot = out[i];
-                changed = true;
-            }
-        }
-    }
-    return changed;
-}
-
+// MXNet's InferType (propagateDtypes); a variable nothing constrains is float32, and every op's
+// outputs must end up known.
 void inferTypes(const Graph& graph, EntryTable& table) {
-    while (inferTypesOnce(graph, table)) {
-    }
+    auto propagate = [&] {
+        if (const auto conflict = propagateDtypes(graph, table.rowPtr, table.dtypes)) {
+            throw OpError(graph.nodes[conflict->node],
+                          "input dtypes (" + dtypeList(conflict->inputs) + ") are not valid for this op");
+        }
+    };
+    propagate();
     bool defaulted = false;
     for (NodeId n = 0; n < graph.size(); ++n) {
         if (graph.nodes[n].isVariable() && table.dtypes[table.rowPtr[n]] == DType::Unknown) {
@@ -157,8 +130,7 @@ void inferTypes(const Graph& graph, EntryTable& table) {
         }
     }
     if (defaulted) {
-        while (inferTypesOnce(graph, table)) {
-        }
+        propagate();
     }
     std::vector<DType> in, out;
     for (NodeId n = 0; n < graph.size(); ++n) {
@@ -173,7 +145,7 @@ void inferTypes(const Graph& graph, EntryTable& table) {
             inNames += (inNames.empty() ? "" : ", ") + std::string(dtypeName(table.dtype(e)));
         }
         out.assign(table.dtypes.begin() + table.rowPtr[n], table.dtypes.begin() + table.rowPtr[n] + node.numOutputs);
-        const bool ok = OpRegistry::instance().inferType(node, in, out);
+        const bool ok = OpRegistry::instance().typeInference(node, in, out) != TypeInference::Conflict;
         if (!ok || std::count(out.begin(), out.end(), DType::Unknown) != 0) {
             throw OpError(node, "input dtypes (" + inNames + ") are not valid for this op");
         }

@@ -1,5 +1,7 @@
 #include "ops/op_registry.h"
 
+#include "ops/dtype_rules.h"
+
 #include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
@@ -409,9 +411,10 @@ std::optional<std::vector<std::string>> OpRegistry::inputNames(const Node& node)
     return std::nullopt;
 }
 
-bool OpRegistry::inferType(const Node& node, std::vector<DType>& in, std::vector<DType>& out) const {
+TypeInference OpRegistry::typeInference(const Node& node, std::vector<DType>& in, std::vector<DType>& out) const {
+    using enum TypeInference;
     if (node.isVariable()) {
-        return false;
+        return Incomplete;
     }
     const std::string_view op = canonicalName(node.op);
     // Assigns t to slot, or checks it against what is already known there.
@@ -422,24 +425,32 @@ bool OpRegistry::inferType(const Node& node, std::vector<DType>& in, std::vector
         }
         return slot == t;
     };
+    auto known = [](const std::vector<DType>& v) {
+        return std::none_of(v.begin(), v.end(), [](DType t) { return t == DType::Unknown; });
+    };
     auto dtypeAttr = [&](std::string_view key, DType fallback) -> std::optional<DType> {
         const std::string* v = node.attr(key);
         return v == nullptr ? std::optional(fallback) : dtypeFromName(*v);
     };
 
-    // Cast, amp_cast: the output is the `dtype` attribute whatever the input is.
+    // Cast, amp_cast: the output is the `dtype` attribute whatever the input is (amp_cast passes a
+    // non-float input through unchanged, as MXNet's AMPCastType does). Complete once the output is
+    // known: the AMP pass relies on a cast's output dtype even where its input's is not known.
     if (op == "Cast" || op == "amp_cast") {
-        const auto t = dtypeAttr("dtype", DType::Unknown);
+        auto t = dtypeAttr("dtype", DType::Unknown);
         if (!t || *t == DType::Unknown) {
-            return false;
+            return Incomplete;  // MXNet refuses such a node when it parses its attributes
         }
-        return std::all_of(out.begin(), out.end(), [&](DType& o) { return assign(o, *t); });
+        if (op == "amp_cast" && !in.empty() && in[0] != DType::Unknown && !isFloat(in[0])) {
+            t = in[0];
+        }
+        return std::all_of(out.begin(), out.end(), [&](DType& o) { return assign(o, *t); }) ? Complete : Conflict;
     }
     // amp_multicast: every output is the widest input type (narrowest with cast_narrow=True); only
     // known when every input is.
     if (op == "amp_multicast") {
-        if (in.empty() || std::any_of(in.begin(), in.end(), [](DType t) { return t == DType::Unknown; })) {
-            return false;
+        if (in.empty() || !known(in)) {
+            return Incomplete;
         }
         auto rank = [](DType t) {
             return t == DType::F64 ? 3 : t == DType::F32 ? 2 : (t == DType::F16 || t == DType::BF16) ? 1 : 0;
@@ -451,14 +462,14 @@ bool OpRegistry::inferType(const Node& node, std::vector<DType>& in, std::vector
                 chosen = t;
             }
         }
-        return std::all_of(out.begin(), out.end(), [&](DType& o) { return assign(o, chosen); });
+        return std::all_of(out.begin(), out.end(), [&](DType& o) { return assign(o, chosen); }) ? Complete : Conflict;
     }
     // BatchNorm family: data and output in the data type; gamma, beta, moving statistics and the
     // mean/var outputs in float32 (float64 for float64 data), as cuDNN and MKLDNN require.
     if (isBatchNormFamily(op)) {
         DType data = !in.empty() && in[0] != DType::Unknown ? in[0] : (!out.empty() ? out[0] : DType::Unknown);
         if (data == DType::Unknown) {
-            return false;
+            return Incomplete;
         }
         const DType param = data == DType::F64 ? DType::F64 : DType::F32;
         bool ok = in.empty() || assign(in[0], data);
@@ -468,21 +479,28 @@ bool OpRegistry::inferType(const Node& node, std::vector<DType>& in, std::vector
         for (std::size_t i = 0; i < out.size(); ++i) {
             ok = ok && assign(out[i], i == 0 ? data : param);
         }
-        return ok;
+        return ok ? Complete : Conflict;
     }
     // Embedding: indices of any type; weight and output in the `dtype` attribute (float32 default).
     if (op == "Embedding" || op == "_contrib_SparseEmbedding") {
         const auto t = dtypeAttr("dtype", DType::F32);
         if (!t) {
-            return false;
+            return Incomplete;
         }
         bool ok = in.size() < 2 || assign(in[1], *t);
         for (DType& o : out) {
             ok = ok && assign(o, *t);
         }
-        return ok;
+        if (!ok) {
+            return Conflict;
+        }
+        return known(in) ? Complete : Incomplete;
     }
-    // Everything else: MXNet's ElemwiseType — inputs and outputs share one type.
+    // Everything else by MXNet 1.9.1's probed rules.
+    if (const DtypeRule* rule = findDtypeRule(node, op)) {
+        return applyDtypeRule(*rule, node, in, out);
+    }
+    // An op MXNet 1.9.1 does not have: ElemwiseType, inputs and outputs share one type.
     DType t = DType::Unknown;
     for (const auto* v : {&in, &out}) {
         for (DType x : *v) {
@@ -490,17 +508,65 @@ bool OpRegistry::inferType(const Node& node, std::vector<DType>& in, std::vector
                 continue;
             }
             if (t != DType::Unknown && x != t) {
-                return false;
+                return Conflict;
             }
             t = x;
         }
     }
     if (t == DType::Unknown) {
-        return false;
+        return Incomplete;
     }
     std::fill(in.begin(), in.end(), t);
     std::fill(out.begin(), out.end(), t);
-    return true;
+    return Complete;
+}
+
+bool OpRegistry::hasTypeInference(const Node& node) const {
+    if (node.isVariable()) {
+        return false;
+    }
+    const DtypeRule* rule = findDtypeRule(node, canonicalName(node.op));
+    return rule == nullptr || rule->hasFInferType;
+}
+
+bool OpRegistry::inferType(const Node& node, std::vector<DType>& in, std::vector<DType>& out) const {
+    if (!hasTypeInference(node)) {
+        return false;
+    }
+    // The pass's call (input 0 alone known) on a node shaped like the probed one: MXNet's own
+    // answer decides success, and fills what the rules leave open (numpy ops' type promotion,
+    // legacy ops' InferType).
+    const DtypeRule* rule = findDtypeRule(node, canonicalName(node.op));
+    const FirstInputProbe* probe = nullptr;
+    if (rule != nullptr && !in.empty() && firstInputIndex(in[0]) >= 0 &&
+        std::all_of(in.begin() + 1, in.end(), [](DType t) { return t == DType::Unknown; })) {
+        const auto& p = rule->firstInput[firstInputIndex(in[0])];
+        if (p && p->in.size() == in.size() && p->out.size() == out.size()) {
+            probe = &*p;
+        }
+    }
+    if (probe != nullptr && !probe->ok) {
+        return false;
+    }
+    if (typeInference(node, in, out) == TypeInference::Conflict) {
+        if (probe == nullptr) {
+            return false;
+        }
+        // The graph-level rule is stricter than this one call (multi-tensor optimizer updates
+        // whose later inputs are float32 masters): MXNet's answer stands.
+        std::fill(in.begin() + 1, in.end(), DType::Unknown);
+        std::fill(out.begin(), out.end(), DType::Unknown);
+    }
+    if (probe != nullptr) {
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            in[i] = in[i] == DType::Unknown ? probe->in[i] : in[i];
+        }
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            out[k] = out[k] == DType::Unknown ? probe->out[k] : out[k];
+        }
+        return true;  // MXNet's return value, even where it leaves a slot unknown
+    }
+    return std::none_of(out.begin(), out.end(), [](DType t) { return t == DType::Unknown; });
 }
 
 }  // namespace ampstudio

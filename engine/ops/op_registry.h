@@ -15,6 +15,16 @@
 
 namespace ampstudio {
 
+// What one FInferType call concluded. MXNet's functions return true when every slot is known and
+// throw on a contradiction; the two are told apart here because the AMP pass (which asks "did
+// inference succeed?") and a graph's type check (which asks "is anything contradictory?") need
+// different answers.
+enum class TypeInference : uint8_t {  // declared in ops/dtype_rules.h too
+    Complete,    // every slot known and consistent
+    Incomplete,  // nothing contradicts, but some slot stays unknown (or the op has no FInferType)
+    Conflict,    // the known slots contradict the op's rule: MXNet's InferType would throw
+};
+
 class OpRegistry {
 public:
     // The registry of MXNet 1.9.1 (MKLDNN build, as the release builds).
@@ -39,13 +49,21 @@ public:
     // moving_var), depending on attributes (no_bias, num_args, mode ...). nullopt when not known.
     std::optional<std::vector<std::string>> inputNames(const Node& node) const;
 
-    // FInferType as the AMP pass uses it: `in` has one slot per input, `out` one per output
-    // (numOutputs); DType::Unknown marks what is not known. Known slots are constraints; the
-    // function fills what follows from them and returns false on a contradiction or when the
-    // op is a variable. Most ops make all inputs and outputs one type; the exceptions follow MXNet
-    // (BatchNorm keeps gamma/beta/statistics in float32, Cast/amp_cast output their `dtype`,
-    // Embedding outputs its `dtype`, comparison-free index inputs stay free, and so on).
+    // FInferType as MXNet's graph InferType applies it: `in` has one slot per input, `out` one per
+    // output (numOutputs); DType::Unknown marks what is not known. Known slots are constraints; the
+    // function fills what follows from them. The rules are MXNet 1.9.1's, probed from it
+    // (ops/dtype_rules.h): most ops make inputs and outputs one type; BatchNorm keeps
+    // gamma/beta/statistics in float32, Cast/amp_cast output their `dtype`, index, shape and
+    // condition inputs are free, and an op without FInferType gets MXNet's default (SameType). Ops
+    // MXNet does not know are ElemwiseType. A variable is Incomplete.
+    TypeInference typeInference(const Node& node, std::vector<DType>& in, std::vector<DType>& out) const;
+    // FInferType as the AMP pass calls it (in[0] known, the rest usually not): true when the op has
+    // one, it types every output from what is given and nothing contradicts. False where MXNet's
+    // returns false or throws (slice_like and take with only input 0 known), and for an op without
+    // FInferType (_contrib_AdaptiveAvgPooling2D), whose outputs the pass cannot type.
     bool inferType(const Node& node, std::vector<DType>& in, std::vector<DType>& out) const;
+    // MXNet 1.9.1 registers an FInferType for the op (true for ops it does not know).
+    bool hasTypeInference(const Node& node) const;
 
 private:
     OpRegistry();

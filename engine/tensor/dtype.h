@@ -42,5 +42,6 @@ std::optional<DType> dtypeFromName(std::string_view name);
 std::optional<DType> dtypeFromFlag(int32_t flag);
 
 inline bool isLowPrecisionFloat(DType t) { return t == DType::F16 || t == DType::BF16; }
+inline bool isFloat(DType t) { return t == DType::F32 || t == DType::F64 || isLowPrecisionFloat(t); }
 
 }  // namespace ampstudio

@@ -1,6 +1,12 @@
 // The operator facts against MXNet 1.9.1 as documented in shared/reference/README.md.
 #include <QtTest>
 
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include "ops/graph_dtypes.h"
 #include "ops/op_registry.h"
 
 using namespace ampstudio;
@@ -144,6 +150,119 @@ private slots:
             std::vector<DType> in{DType::F16, DType::F32}, out{DType::Unknown};
             QVERIFY(!r.inferType(op("elemwise_add"), in, out));
         }
+    }
+
+    // Every op MXNet 1.9.1 could type from input 0 alone, as its AMP pass asks, gives here what it
+    // gave there: the same success and the same dtypes, for float16, bfloat16 and float32
+    // (resources/mxnet/mxnet-1.9.1-op-dtypes.json, probed by calling MXNet's FInferType). The hand
+    // rules (BatchNorm, Embedding, the casts) are checked by it as much as the table.
+    void passInferenceEqualsMxnet() {
+        QFile file(AMS_SOURCE_DIR "/resources/mxnet/mxnet-1.9.1-op-dtypes.json");
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject ops = QJsonDocument::fromJson(file.readAll()).object()["ops"].toObject();
+        const auto& r = OpRegistry::instance();
+        int compared = 0;
+        QStringList mismatches;
+        for (auto it = ops.begin(); it != ops.end(); ++it) {
+            const QJsonObject facts = it.value().toObject();
+            if (!facts.contains("from_first_input") || facts.contains("probe_error")) {
+                continue;
+            }
+            Node n = op(it.key().toUtf8().constData());
+            const QJsonObject attrs = facts["attrs_probed"].toObject();
+            for (auto a = attrs.begin(); a != attrs.end(); ++a) {
+                n.attrs.emplace(a.key().toStdString(), a.value().toString().toStdString());
+            }
+            n.numOutputs = r.numOutputs(n);
+            const QJsonObject byDtype = facts["from_first_input"].toObject();
+            for (const char* name : {"float16", "bfloat16", "float32"}) {
+                const QJsonObject expected = byDtype[name].toObject();
+                const int inputs = facts["num_inputs_probed"].toInt();
+                if (inputs == 0 || int(n.numOutputs) != facts["num_outputs_probed"].toInt()) {
+                    continue;  // our output count differs (an op the registry does not model)
+                }
+                std::vector<DType> in(inputs, DType::Unknown), out(n.numOutputs, DType::Unknown);
+                in[0] = *dtypeFromName(name);
+                const bool ok = r.inferType(n, in, out);
+                ++compared;
+                const bool mxnetOk = expected["ok"].toBool();
+                QString why;
+                if (ok != mxnetOk) {
+                    why = QString("ok %1, MXNet %2").arg(ok).arg(mxnetOk);
+                } else if (ok) {
+                    // The outputs the pass records: equal where MXNet gives float16/bfloat16/float32.
+                    const QJsonArray mxOut = expected["out"].toArray();
+                    for (int k = 0; k < mxOut.size() && k < int(out.size()); ++k) {
+                        const auto want = dtypeFromName(mxOut[k].toString().toStdString());
+                        const bool recorded = want && isFloat(*want);
+                        const bool hidden = k >= facts["mixed"].toObject()["outputs"].toArray().size();
+                        if (recorded && !hidden && out[k] != *want) {
+                            why = QString("out[%1] %2, MXNet %3").arg(k).arg(dtypeName(out[k]).data()).arg(mxOut[k].toString());
+                        }
+                    }
+                }
+                if (!why.isEmpty()) {
+                    mismatches << it.key() + " " + name + ": " + why;
+                }
+            }
+        }
+        qInfo("compared %d (op, dtype) pairs", compared);
+        QVERIFY2(compared > 1000, "the probe file lost its contents");
+        for (const QString& m : mismatches) {
+            qWarning("%s", qPrintable(m));
+        }
+        QCOMPARE(mismatches.size(), 0);
+    }
+
+    // The graph-level check accepts what MXNet's InferType accepts (free index and shape inputs)
+    // and refuses what it refuses (mixed dtypes into one ElemwiseType op, float16 BatchNorm stats).
+    void graphCheckFollowsMxnet_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("second");  // dtype of input 1 when input 0 is float16
+        QTest::addColumn<bool>("accepted");
+        QTest::newRow("Convolution: weight must match") << "Convolution" << "float32" << false;
+        QTest::newRow("slice_like: shape_like is free") << "slice_like" << "float32" << true;
+        QTest::newRow("broadcast_like: rhs is free") << "broadcast_like" << "float32" << true;
+        QTest::newRow("take: indices are free") << "take" << "float32" << true;
+        QTest::newRow("elemwise_add: same dtype") << "elemwise_add" << "float32" << false;
+        QTest::newRow("elemwise_add: same dtype, matching") << "elemwise_add" << "float16" << true;
+        QTest::newRow("BatchNorm: gamma float32") << "BatchNorm" << "float32" << true;
+        QTest::newRow("BatchNorm: gamma float16 refused") << "BatchNorm" << "float16" << false;
+        QTest::newRow("no FInferType: SameType never refuses") << "_contrib_BilinearResize2D" << "float32" << true;
+    }
+    void graphCheckFollowsMxnet() {
+        QFETCH(QString, op);
+        QFETCH(QString, second);
+        QFETCH(bool, accepted);
+        Graph g;
+        Node a;
+        a.name = "a";
+        Node b;
+        b.name = "b";
+        g.nodes = {a, b};
+        Node n = ::op(op.toUtf8().constData());
+        if (op == "_contrib_BilinearResize2D") {
+            n.attrs.emplace("mode", "like");
+        }
+        n.inputs = {{0, 0, 0}, {1, 0, 0}};
+        const int inputs = op == "BatchNorm" ? 5 : op == "Convolution" ? 3 : 2;
+        for (int i = 2; i < inputs; ++i) {
+            Node v;
+            v.name = "v" + std::to_string(i);
+            g.nodes.insert(g.nodes.end() - 0, v);
+        }
+        for (int i = 2; i < inputs; ++i) {
+            n.inputs.push_back({NodeId(i), 0, 0});
+        }
+        if (op == "Convolution") {
+            n.attrs = {{"kernel", "(1,1)"}, {"num_filter", "2"}};
+        }
+        n.numOutputs = OpRegistry::instance().numOutputs(n);
+        g.nodes.push_back(n);
+        g.heads = {{NodeId(g.nodes.size() - 1), 0, 0}};
+        std::map<std::string, DType> known{{"a", DType::F16}, {"b", *dtypeFromName(second.toStdString())}};
+        const GraphDtypes result = inferGraphDtypes(g, known);
+        QCOMPARE(!result.conflict.has_value(), accepted);
     }
 };
 
