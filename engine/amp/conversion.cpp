@@ -128,7 +128,22 @@ DtypeCheck checkConvertedDtypes(const Graph& converted, const std::set<std::stri
     for (const std::string& name : storedInTargetDtype) {
         known.emplace(name, target);
     }
-    const GraphDtypes dtypes = inferGraphDtypes(converted, known);
+    // As MXNet binds a graph (simple_bind): InferType from what is known, then every variable
+    // still unknown is float32 (the .params hold float32) and InferType again.
+    GraphDtypes dtypes = inferGraphDtypes(converted, known);
+    if (!dtypes.conflict) {
+        bool defaulted = false;
+        for (NodeId id = 0; id < converted.size(); ++id) {
+            DType& t = dtypes.dtypes[dtypes.rowPtr[id]];
+            if (converted.nodes[id].isVariable() && t == DType::Unknown) {
+                t = DType::F32;
+                defaulted = true;
+            }
+        }
+        if (defaulted) {
+            dtypes.conflict = propagateDtypes(converted, dtypes.rowPtr, dtypes.dtypes);
+        }
+    }
     DtypeCheck check;
     if (dtypes.conflict) {
         const Node& n = converted.nodes[dtypes.conflict->node];

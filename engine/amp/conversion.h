@@ -45,10 +45,12 @@ struct ConversionResult {
 };
 
 // Throws ConversionError; the source graph is not modified. Every result carries its dtype check
-// (report.dtypeCheck): MXNet's InferType over the converted graph, with the data inputs
-// (options.dataNames) float32 and the parameters stored in the target dtype so. Typed mode first
+// (report.dtypeCheck): MXNet's InferType over the converted graph as binding runs it, with the
+// data inputs (options.dataNames) float32, the parameters stored in the target dtype so, and
+// every variable nothing else decides float32. Typed mode first
 // converts as MXNet 1.9.1 does; where that result fails the check (MXNet's pass trusts a dtype it
-// believes an entry has while wiring the entry as it is), it converts again with those reads
+// believes an entry has while wiring the entry as it is; MXNet then raises after its pass, or its
+// result cannot be bound), it converts again with those reads
 // repaired and says so in report.mxnetFailure and report.mxnetDifferences. A result whose check
 // still fails (classic mode has no repair: it is MXNet 1.6.0's result) must not be saved.
 ConversionResult convertGraph(const Graph& source, const ConversionOptions& options);

@@ -82,9 +82,9 @@ struct CastRecord {
     bool feedsGraphOutput = false;                // a trailing cast on a graph output (typed mode)
 };
 
-// The converted graph's dtypes checked as MXNet checks them after its pass: InferType with the data
-// inputs float32 and the parameters stored in the target dtype given, everything else inferred. A
-// graph that fails it is one MXNet would refuse to bind; it is never saved.
+// The converted graph's dtypes checked as MXNet checks them when it binds the graph: InferType with
+// the data inputs float32 and the parameters stored in the target dtype given, then the variables
+// nothing decided float32. A graph that fails it is one MXNet would refuse; it is never saved.
 struct DtypeCheck {
     bool passed = true;
     std::string node;  // the node whose dtype rule the inferred dtypes contradict

@@ -300,7 +300,16 @@ void ConversionPass::typedPassThrough(NodeId id, const OpClass& cls) {
     const DType known = m_targetMap.find(n.inputs[0]) != nullptr ? m_in.target
                         : m_fp32Map.find(n.inputs[0]) != nullptr ? DType::F32
                                                                  : DType::Unknown;
-    if (known == DType::Unknown && n.op != "amp_cast") {
+    if (known == DType::Unknown && n.op == "amp_cast") {
+        const std::string* dtype = n.attr("dtype");
+        const auto t = dtype != nullptr ? dtypeFromName(*dtype) : std::nullopt;
+        if (t && (*t == m_in.target || *t == DType::F32)) {
+            recordOutputsByType(id, copy, {*t});
+            d.dtype = *t;
+        }
+        return;
+    }
+    if (known == DType::Unknown) {
         return;
     }
     m_inTypes.assign(n.inputs.size(), DType::Unknown);
@@ -354,12 +363,10 @@ void ConversionPass::noteActualOutputs(NodeId id) {
     const Node& n = sourceNode(id);
     DType* outputs = m_actualSource.data() + m_in.rowPtr[id];
     if (n.isVariable()) {
-        // As the dtype check starts: data float32, parameters stored in the target dtype so.
-        if (m_in.options.dataNames.count(n.name) != 0) {
-            outputs[0] = DType::F32;
-        } else if (m_in.storedInTarget != nullptr && m_in.storedInTarget->count(n.name) != 0) {
-            outputs[0] = m_in.target;
-        }
+        // As the graph is bound: parameters stored in the target dtype so, everything else (data
+        // and the .params) float32.
+        const bool stored = m_in.storedInTarget != nullptr && m_in.storedInTarget->count(n.name) != 0;
+        outputs[0] = stored ? m_in.target : DType::F32;
         return;
     }
     std::vector<DType> in;

@@ -433,18 +433,25 @@ TypeInference OpRegistry::typeInference(const Node& node, std::vector<DType>& in
         return v == nullptr ? std::optional(fallback) : dtypeFromName(*v);
     };
 
-    // Cast, amp_cast: the output is the `dtype` attribute whatever the input is (amp_cast passes a
-    // non-float input through unchanged, as MXNet's AMPCastType does). Complete once the output is
-    // known: the AMP pass relies on a cast's output dtype even where its input's is not known.
+    // Cast: the output is the `dtype` attribute whatever the input is. amp_cast (AMPCastType):
+    // the same once its input is a known float; a non-float input passes through; an unknown input
+    // decides nothing, so a cast of a parameter nothing else types stays open until binding
+    // makes the parameter float32.
     if (op == "Cast" || op == "amp_cast") {
         auto t = dtypeAttr("dtype", DType::Unknown);
         if (!t || *t == DType::Unknown) {
             return Incomplete;  // MXNet refuses such a node when it parses its attributes
         }
-        if (op == "amp_cast" && !in.empty() && in[0] != DType::Unknown && !isFloat(in[0])) {
+        if (op == "amp_cast" && (in.empty() || in[0] == DType::Unknown)) {
+            return Incomplete;
+        }
+        if (op == "amp_cast" && !isFloat(in[0])) {
             t = in[0];
         }
-        return std::all_of(out.begin(), out.end(), [&](DType& o) { return assign(o, *t); }) ? Complete : Conflict;
+        if (!std::all_of(out.begin(), out.end(), [&](DType& o) { return assign(o, *t); })) {
+            return Conflict;
+        }
+        return known(in) ? Complete : Incomplete;
     }
     // amp_multicast: every output is the widest input type (narrowest with cast_narrow=True); only
     // known when every input is.

@@ -548,8 +548,10 @@ private slots:
         const bool valid = mode == "typed";
         const ConversionResult r = convert(c, modeNamed(mode), castOptionalParams, {"data"}, valid);
         if (!valid) {
-            QCOMPARE(r.report.dtypeCheck.node, std::string("bn0"));
-            QCOMPARE(r.report.dtypeCheck.inputs, std::vector<DType>(5, DType::F16));
+            // Binding makes bn_gamma float32 where BatchNorm already made its cast's output float32:
+            // the cast to float16 is where the dtypes contradict.
+            QVERIFY2(r.report.dtypeCheck.node.starts_with("bn_"), r.report.dtypeCheck.message.c_str());
+            QVERIFY(r.report.dtypeCheck.node.ends_with("_amp_cast_float16"));
         }
         const Node* node = findNode(r.graph, "bn0");
         QStringList got;
@@ -920,6 +922,101 @@ private slots:
         QVERIFY(d != nullptr);
         QCOMPARE(QString::fromStdString(d->precisionName()), precision);
         QCOMPARE(QString::fromStdString(d->reason()), reason);
+    }
+
+    // MXNet 1.9.1's stale-dtype bug, by hand: fc1 casts relu0's output to float16, so the pass
+    // believes relu0 is float16 and types flatten0 (which reads relu0 as it is, float32) float16 too;
+    // fc2 then reads flatten0 uncast next to its float16 weight, and MXNet's InferType refuses
+    // (FullyConnected needs one dtype). The conversion says so and repairs exactly that read:
+    // flatten0 reads MXNet's own cast of relu0.
+    void staleDtypeIsRepaired() {
+        GraphBuilder b;
+        const NodeEntry data = b.addVariable("data");
+        const NodeEntry relu = b.addOp("relu", "relu0", {data});
+        const NodeEntry w1 = b.addVariable("fc1_weight");
+        const NodeEntry fc1 = b.addOp("FullyConnected", "fc1", {relu, w1}, {{"no_bias", "True"}, {"num_hidden", "4"}});
+        const NodeEntry flat = b.addOp("Flatten", "flatten0", {relu});
+        const NodeEntry w2 = b.addVariable("fc2_weight");
+        const NodeEntry fc2 = b.addOp("FullyConnected", "fc2", {flat, w2}, {{"no_bias", "True"}, {"num_hidden", "4"}});
+        const Case c{b.finish({fc1, fc2}), AmpLists::defaults(DType::F16)};
+        const ConversionResult r = convert(c, ConversionMode::Typed);
+        const ConversionReport& report = r.report;
+        QVERIFY(!report.mxnetFailure.empty());
+        QVERIFY2(report.mxnetFailure.find("fc2") != std::string::npos, report.mxnetFailure.c_str());
+        QCOMPARE(report.mxnetDifferences.size(), std::size_t(1));
+        const MxnetDifference& d = report.mxnetDifferences[0];
+        QCOMPARE(d.node, std::string("flatten0"));
+        QCOMPARE(d.input, 0u);
+        QCOMPARE(d.source, std::string("relu0_0"));
+        QCOMPARE(d.sourceDtype, DType::F32);
+        QCOMPARE(d.neededDtype, DType::F16);
+        QCOMPARE(d.cast, std::string("relu0_0_amp_cast_float16"));
+        // The graph: flatten0 reads the cast fc1 reads; fc2 reads flatten0 uncast (float16 now).
+        const Node* flatten = findNode(r.graph, "flatten0");
+        QCOMPARE(r.graph.nodes[flatten->inputs[0].node].name, std::string("relu0_0_amp_cast_float16"));
+        const Node* fc2Node = findNode(r.graph, "fc2");
+        QCOMPARE(r.graph.nodes[fc2Node->inputs[0].node].name, std::string("flatten0"));
+        // No other cast than MXNet's: the repair reuses the one there is.
+        QCOMPARE(report.ampCastCount, std::size_t(5));  // relu0, two weights, two output casts
+        const QJsonObject json = QJsonDocument::fromJson(QByteArray::fromStdString(report.toJson())).object();
+        QCOMPARE(json["dtype_check"].toObject()["passed"].toBool(), true);
+        const QJsonObject mxnet = json["mxnet_1_9_1"].toObject();
+        QCOMPARE(mxnet["result_valid"].toBool(), false);
+        QCOMPARE(mxnet["differences"].toArray().size(), 1);
+        QCOMPARE(mxnet["differences"].toArray()[0].toObject()["node"].toString(), QString("flatten0"));
+    }
+
+    // Where MXNet 1.9.1's own result is valid, nothing is repaired, even with a stale belief: the
+    // believed-float16 flatten0 only feeds a graph output, which gets its float32 cast.
+    void staleDtypeThatMxnetSurvivesIsKept() {
+        GraphBuilder b;
+        const NodeEntry data = b.addVariable("data");
+        const NodeEntry relu = b.addOp("relu", "relu0", {data});
+        const NodeEntry w1 = b.addVariable("fc1_weight");
+        const NodeEntry fc1 = b.addOp("FullyConnected", "fc1", {relu, w1}, {{"no_bias", "True"}, {"num_hidden", "4"}});
+        const NodeEntry flat = b.addOp("Flatten", "flatten0", {relu});
+        const Case c{b.finish({fc1, flat}), AmpLists::defaults(DType::F16)};
+        const ConversionResult r = convert(c, ConversionMode::Typed);
+        QVERIFY(r.report.mxnetFailure.empty());
+        QVERIFY(r.report.mxnetDifferences.empty());
+        QCOMPARE(r.graph.nodes[findNode(r.graph, "flatten0")->inputs[0].node].name, std::string("relu0"));
+    }
+
+    // Ops MXNet 1.9.1 cannot type from input 0 (no FInferType: _contrib_AdaptiveAvgPooling2D; gives
+    // up with an unknown second input: slice_like): their outputs have no known dtype, so the next
+    // float16 consumer casts again, as MXNet does.
+    void opsWithoutDtypeInference_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<bool>("secondInput");
+        QTest::addColumn<bool>("castAgain");
+        QTest::newRow("AdaptiveAvgPooling2D") << "_contrib_AdaptiveAvgPooling2D" << false << true;
+        QTest::newRow("slice_like") << "slice_like" << true << true;
+        QTest::newRow("Pooling (typed)") << "Pooling" << false << false;
+    }
+    void opsWithoutDtypeInference() {
+        QFETCH(QString, op);
+        QFETCH(bool, secondInput);
+        QFETCH(bool, castAgain);
+        GraphBuilder b;
+        const NodeEntry data = b.addVariable("data");
+        const NodeEntry w1 = b.addVariable("conv1_weight");
+        const NodeEntry conv1 = b.addOp("Convolution", "conv1", {data, w1}, {{"kernel", "(1,1)"}, {"num_filter", "4"}, {"no_bias", "True"}});
+        std::vector<NodeEntry> inputs{conv1};
+        if (secondInput) {
+            inputs.push_back(data);
+        }
+        Attributes attrs;
+        if (op == "Pooling") {
+            attrs = {{"kernel", "(1,1)"}, {"pool_type", "avg"}};
+        }
+        const NodeEntry mid = b.addOp(op.toStdString(), "mid", inputs, attrs);
+        const NodeEntry w2 = b.addVariable("conv2_weight");
+        const NodeEntry conv2 = b.addOp("Convolution", "conv2", {mid, w2}, {{"kernel", "(1,1)"}, {"num_filter", "4"}, {"no_bias", "True"}});
+        const Case c{b.finish({conv2}), AmpLists::defaults(DType::F16)};
+        const ConversionResult r = convert(c, ConversionMode::Typed);
+        QCOMPARE(findNode(r.graph, "mid_0_amp_cast_float16") != nullptr || findNode(r.graph, "mid_output_amp_cast_float16") != nullptr,
+                 castAgain);
+        QVERIFY(r.report.mxnetFailure.empty());
     }
 
     void typedPropagatesDtypes() {

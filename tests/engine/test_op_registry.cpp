@@ -128,10 +128,16 @@ private slots:
             QCOMPARE(in, (std::vector<DType>{DType::BF16, DType::F32, DType::F32, DType::F32, DType::F32}));
             QCOMPARE(out, (std::vector<DType>{DType::BF16, DType::F32, DType::F32}));
         }
-        {  // amp_cast outputs its dtype whatever comes in
-            std::vector<DType> in{DType::Unknown}, out{DType::Unknown};
+        {  // amp_cast outputs its dtype once its input is a known float (MXNet's AMPCastType)
+            std::vector<DType> in{DType::F32}, out{DType::Unknown};
             QVERIFY(r.inferType(op("amp_cast", {{"dtype", "float16"}}), in, out));
             QCOMPARE(out[0], DType::F16);
+            std::vector<DType> unknownIn{DType::Unknown}, unknownOut{DType::Unknown};
+            QVERIFY(!r.inferType(op("amp_cast", {{"dtype", "float16"}}), unknownIn, unknownOut));
+            QCOMPARE(unknownOut[0], DType::Unknown);
+            std::vector<DType> intIn{DType::I32}, intOut{DType::Unknown};
+            QVERIFY(r.inferType(op("amp_cast", {{"dtype", "float16"}}), intIn, intOut));
+            QCOMPARE(intOut[0], DType::I32);
         }
         {  // amp_multicast: widest of known inputs, unknown otherwise
             std::vector<DType> in{DType::F16, DType::F32}, out(2, DType::Unknown);
