@@ -11,6 +11,7 @@
 #include "formats/load_error.h"
 #include "formats/ndarray_list.h"
 #include "formats/symbol_json.h"
+#include "ops/graph_dtypes.h"
 
 namespace ampstudio::cli {
 
@@ -99,13 +100,34 @@ int runConvert(const ConvertArgs& args) {
         options.castOptionalParams = args.castOptionalParams;
 
         ConversionResult result = convertGraph(graph, options);
+        for (const std::string& warning : result.report.warnings) {
+            std::cerr << "ampstudio-cli: warning: " << warning << '\n';
+        }
+        const DtypeCheck& check = result.report.dtypeCheck;
+        if (!check.passed) {
+            // Nothing is saved; the report (when asked for) says everything about why.
+            if (args.report) {
+                writeFileAtomically(*args.report, result.report.toJson());
+            }
+            std::cerr << "ampstudio-cli: " << args.symbol.string() << ": the converted graph fails MXNet's dtype check, "
+                      << "so nothing was saved: node '" << check.node << "' (" << check.op << ") cannot take inputs ("
+                      << dtypeList(check.inputs) << ")\n";
+            return kBadInput;
+        }
+        if (!result.report.mxnetFailure.empty()) {
+            std::cerr << "ampstudio-cli: note: MXNet 1.9.1's own result of this conversion is invalid ("
+                      << result.report.mxnetFailure << "); " << result.report.mxnetDifferences.size()
+                      << " input(s) wired differently to give a valid graph:";
+            for (const MxnetDifference& d : result.report.mxnetDifferences) {
+                std::cerr << ' ' << d.node << '[' << d.input << "] reads " << d.cast;
+                if (&d != &result.report.mxnetDifferences.back()) std::cerr << ',';
+            }
+            std::cerr << '\n';
+        }
         saveConvertedModel(args.outputPrefix, result, options.lists.targetDtype, params ? &*params : nullptr, inputs,
                            &result.report);
         if (args.report) {
             writeFileAtomically(*args.report, result.report.toJson());
-        }
-        for (const std::string& warning : result.report.warnings) {
-            std::cerr << "ampstudio-cli: warning: " << warning << '\n';
         }
         const auto& r = result.report;
         std::cout << args.symbol.filename().string() << ": " << r.nodesBefore << " -> " << r.nodesAfter << " nodes, "

@@ -234,6 +234,7 @@ void MainWindow::createActions() {
                                     this, &MainWindow::saveConverted);
     save->setShortcut(QKeySequence::Save);
     save->setStatusTip(tr("Write the converted model (symbol and parameters) under a new name"));
+    m_saveAction = save;
     QAction* report = file->addAction(tr("Export &Report…"), this, &MainWindow::exportReport);
     report->setStatusTip(tr("Write the conversion report (every decision and cast) as JSON"));
     QAction* exportBefore = file->addAction(tr("Export &Original View…"), this, [this] { exportView(m_beforeView); });
@@ -463,6 +464,12 @@ void MainWindow::showSnapshot() {
                                    .arg(snapshot->error.toHtmlEscaped()));
     }
     m_countsLabel->setText(countsText());
+    // A conversion MXNet could not bind is shown but never saved; the reason stays in the status bar.
+    const bool valid = snapshot->conversion && snapshot->conversion->report.dtypeCheck.passed;
+    m_saveAction->setEnabled(valid);
+    m_saveAction->setToolTip(valid || !snapshot->conversion
+                                 ? QString()
+                                 : tr("Cannot save: %1").arg(fromStd(snapshot->conversion->report.dtypeCheck.message)));
     if (firstOfDocument) {
         showStartOfGraph();
     }
@@ -522,6 +529,13 @@ QString MainWindow::countsText() const {
                        .arg(fromStd(dtypeName(r.targetDtype)));
     if (r.paramsKnown) {
         text += tr(" · parameters %1 → %2").arg(byteSize(r.paramBytesBefore), byteSize(r.paramBytesAfter));
+    }
+    if (!r.dtypeCheck.passed) {
+        text += QStringLiteral(" · <span style='color:#c0392b'>%1</span>")
+                    .arg(tr("cannot save: fails MXNet's dtype check: %1").arg(fromStd(r.dtypeCheck.message)).toHtmlEscaped());
+    } else if (!r.mxnetFailure.empty()) {
+        text += tr(" · %n input(s) wired unlike MXNet 1.9.1, whose own result is invalid (see the report)", nullptr,
+                   int(r.mxnetDifferences.size()));
     }
     return text;
 }

@@ -42,6 +42,7 @@ public:
     QMenu* createNodeContextMenu(const QString& nodeName, QWidget* parent);
     // The counts shown in the status bar, as text.
     QString countsText() const;
+    QAction* saveConvertedAction() const { return m_saveAction; }
 
 signals:
     // A file failed to load; the message names the file and the reason (also shown in a dialog).
@@ -94,6 +95,7 @@ private:
     QDockWidget* m_inspectorDock = nullptr;
     TrainingMonitor* m_training = nullptr;
     QDockWidget* m_trainingDock = nullptr;
+    QAction* m_saveAction = nullptr;  // disabled while the conversion fails its dtype check
     QLabel* m_countsLabel = nullptr;
     QLabel* m_busyLabel = nullptr;
     GraphLegend* m_legend = nullptr;

@@ -24,6 +24,10 @@ ConvertedModelFiles convertedModelFiles(const std::string& prefix, bool withPara
 ConvertedModelFiles saveConvertedModel(const std::string& prefix, const ConversionResult& result, DType targetDtype,
                                        const NDArrayList* params, std::span<const std::filesystem::path> inputs,
                                        ConversionReport* report) {
+    if (!result.report.dtypeCheck.passed) {
+        // Never written: MXNet would refuse to bind it.
+        throw SaveError("the converted graph fails MXNet's dtype check: " + result.report.dtypeCheck.message);
+    }
     const ConvertedModelFiles files = convertedModelFiles(prefix, params != nullptr);
     refuseToOverwriteInput(files.symbol, inputs);
     if (files.params) {

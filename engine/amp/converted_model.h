@@ -25,7 +25,8 @@ ConvertedModelFiles convertedModelFiles(const std::string& prefix, bool withPara
 void refuseToOverwriteInput(const std::filesystem::path& output, std::span<const std::filesystem::path> inputs);
 
 // Throws SaveError naming the file when an output would replace one of `inputs` (checked before
-// anything is written) or a write fails. `params` is copied, cast (applyParamCasting with the
+// anything is written) or a write fails, and, before writing anything, when the result failed its
+// dtype check (report.dtypeCheck): a graph MXNet would refuse is never written. `params` is copied, cast (applyParamCasting with the
 // result's storedInTargetDtype) and written; `report`, when given, receives the parameter bytes.
 ConvertedModelFiles saveConvertedModel(const std::string& prefix, const ConversionResult& result, DType targetDtype,
                                        const NDArrayList* params, std::span<const std::filesystem::path> inputs,

@@ -30,6 +30,12 @@ Run cli(const QStringList& args) {
 
 const QString kMlp = QStringLiteral(AMS_TESTDATA_DIR "/mxnet/mlp-symbol.json");
 
+void writeFile(const QString& path, const char* text) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text);
+}
+
 // Parameters for the MLP with MXNet's shapes (FullyConnected weight is num_hidden x input).
 NDArrayList mlpParams() {
     NDArrayList list;
@@ -146,6 +152,68 @@ private slots:
         r = cli({"inspect", symbol, "--json"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("cnn-0003.params"), qPrintable(r.out));
+    }
+
+    // A conversion whose result MXNet could not bind is refused: exit 2, the node and its input
+    // dtypes on one line, no model written (classic mode casts BatchNorm's float32 statistics).
+    void refusesAGraphThatFailsTheDtypeCheck() {
+        QTemporaryDir dir;
+        const QString symbol = dir.filePath("bn-symbol.json");
+        writeFile(symbol, R"({"nodes": [
+            {"op": "null", "name": "data", "inputs": []},
+            {"op": "null", "name": "bn_gamma", "inputs": []},
+            {"op": "null", "name": "bn_beta", "inputs": []},
+            {"op": "null", "name": "bn_moving_mean", "inputs": []},
+            {"op": "null", "name": "bn_moving_var", "inputs": []},
+            {"op": "BatchNorm", "name": "bn0", "inputs": [[0,0,0],[1,0,0],[2,0,0],[3,0,1],[4,0,1]]},
+            {"op": "relu", "name": "relu0", "inputs": [[5,0,0]]}],
+            "arg_nodes": [0,1,2,3,4], "heads": [[6,0,0]]})");
+        const QString prefix = dir.filePath("bn-classic");
+        const Run r = cli({"convert", symbol, "--output", prefix, "--mode", "classic", "--target-dtype-ops", "BatchNorm",
+                           "--report", dir.filePath("report.json")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("fails MXNet's dtype check") && r.err.contains("cannot take inputs (float32)"),
+                 qPrintable(r.err));
+        QCOMPARE(r.err.trimmed().count('\n'), 0);
+        QVERIFY(!QFile::exists(prefix + "-symbol.json"));
+        QFile f(dir.filePath("report.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject check = QJsonDocument::fromJson(f.readAll()).object()["dtype_check"].toObject();
+        QCOMPARE(check["passed"].toBool(), false);
+        QVERIFY(check["node"].toString().startsWith("bn_"));
+    }
+
+    // Where MXNet 1.9.1's own typed result is invalid, the CLI saves a valid one and says how it
+    // differs; the saved graph reads MXNet's cast where MXNet reads the float32 original.
+    void repairsMxnetsStaleDtype() {
+        QTemporaryDir dir;
+        const QString symbol = dir.filePath("stale-symbol.json");
+        writeFile(symbol, R"({"nodes": [
+            {"op": "null", "name": "data", "inputs": []},
+            {"op": "relu", "name": "relu0", "inputs": [[0,0,0]]},
+            {"op": "null", "name": "fc1_weight", "inputs": []},
+            {"op": "FullyConnected", "name": "fc1", "attrs": {"no_bias": "True", "num_hidden": "4"}, "inputs": [[1,0,0],[2,0,0]]},
+            {"op": "Flatten", "name": "flatten0", "inputs": [[1,0,0]]},
+            {"op": "null", "name": "fc2_weight", "inputs": []},
+            {"op": "FullyConnected", "name": "fc2", "attrs": {"no_bias": "True", "num_hidden": "4"}, "inputs": [[4,0,0],[5,0,0]]}],
+            "arg_nodes": [0,2,5], "heads": [[3,0,0],[6,0,0]]})");
+        const QString prefix = dir.filePath("stale-fp16");
+        const Run r = cli({"convert", symbol, "--output", prefix, "--report", dir.filePath("report.json")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("MXNet 1.9.1's own result of this conversion is invalid") &&
+                     r.err.contains("flatten0[0] reads relu0_0_amp_cast_float16"),
+                 qPrintable(r.err));
+        const Graph converted = readSymbolJsonFile((prefix + "-symbol.json").toStdString());
+        for (const Node& n : converted.nodes) {
+            if (n.name == "flatten0") {
+                QCOMPARE(converted.nodes[n.inputs[0].node].name, std::string("relu0_0_amp_cast_float16"));
+            }
+        }
+        QFile f(dir.filePath("report.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject mxnet = QJsonDocument::fromJson(f.readAll()).object()["mxnet_1_9_1"].toObject();
+        QCOMPARE(mxnet["result_valid"].toBool(), false);
+        QCOMPARE(mxnet["differences"].toArray().size(), 1);
     }
 
     void exitStatuses_data() {
