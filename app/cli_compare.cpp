@@ -1,6 +1,7 @@
 // `ampstudio-cli compare`: the original and the converted model forward on the same inputs and
 // parameters; per output and per node (where names match) the error of the conversion.
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -87,13 +88,19 @@ std::string dataInputName(const Graph& graph) {
     return first;
 }
 
+// A figure, or null where it is undefined (NaN: no finite pair to compute it over).
+nlohmann::json figure(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
+
 nlohmann::json toJson(const TensorDifference& d) {
     return {{"name", d.name},
             {"shape", d.shape},
             {"dtype", std::string(dtypeName(d.convertedDtype))},
-            {"max_abs_error", d.maxAbsError},
-            {"max_rel_error", d.maxRelError},
-            {"cosine", d.cosine},
+            {"status", std::string(d.status())},
+            {"max_abs_error", figure(d.maxAbsError)},
+            {"max_rel_error", figure(d.maxRelError)},
+            {"cosine", figure(d.cosine)},
+            {"finite_pairs", d.finitePairs},
+            {"elements", d.elements},
             {"non_finite", d.nonFinite},
             {"reference_non_finite", d.referenceNonFinite}};
 }
@@ -101,8 +108,17 @@ nlohmann::json toJson(const TensorDifference& d) {
 void printDifference(const TensorDifference& d) {
     std::cout << "  " << std::left << std::setw(36) << d.name << std::right << std::setw(14) << shapeString(d.shape)
               << std::setw(9) << dtypeName(d.convertedDtype) << std::scientific << std::setprecision(3)
-              << std::setw(12) << d.maxAbsError << std::setw(12) << d.maxRelError << std::fixed << std::setprecision(6)
-              << std::setw(11) << d.cosine << std::setw(8) << d.nonFinite << std::defaultfloat << '\n';
+              << std::setw(12) << d.maxAbsError << std::setw(12) << d.maxRelError << std::fixed << std::setprecision(6);
+    if (std::isnan(d.cosine)) {
+        std::cout << std::setw(11) << "n/a";
+    } else {
+        std::cout << std::setw(11) << d.cosine;
+    }
+    std::cout << std::setw(8) << d.nonFinite << std::defaultfloat;
+    if (!d.referenceFinite()) {
+        std::cout << "  REFERENCE NOT FINITE (" << d.referenceNonFinite << " inf/NaN)";
+    }
+    std::cout << '\n';
 }
 
 }  // namespace
@@ -153,6 +169,16 @@ int runCompare(const CompareArgs& args) {
         auto backend = makeBackend(parseBackendChoice(args.backend), &converted);
         const ModelComparison result = compareModels(reference, converted, params ? &*params : nullptr, inputs,
                                                      *backend, args.seed);
+        // A float32 reference that overflows is no reference: said first, before any figure.
+        bool referenceFinite = true;
+        for (const TensorDifference& d : result.outputs) {
+            if (!d.referenceFinite()) {
+                referenceFinite = false;
+                std::cout << "WARNING: the float32 reference output '" << d.name << "' has " << d.referenceNonFinite
+                          << " inf/NaN of " << d.elements << " values; the figures below cover the " << d.finitePairs
+                          << " finite pairs only: reference not finite\n";
+            }
+        }
         std::cout << "  " << std::left << std::setw(36) << "output" << std::right << std::setw(14) << "shape"
                   << std::setw(9) << "dtype" << std::setw(12) << "max abs" << std::setw(12) << "max rel"
                   << std::setw(11) << "cosine" << std::setw(8) << "inf/nan" << '\n';
@@ -166,6 +192,7 @@ int runCompare(const CompareArgs& args) {
             nlohmann::json report{{"reference", args.symbol.string()},
                                   {"converted", args.converted.string()},
                                   {"seed", args.seed},
+                                  {"status", referenceFinite ? "ok" : "reference not finite"},
                                   {"outputs", nlohmann::json::array()},
                                   {"nodes", nlohmann::json::array()}};
             for (const auto& [name, a] : inputs) report["inputs"][name] = a.shape;

@@ -5,11 +5,15 @@
 //   max_abs_error   max |c - r|
 //   max_rel_error   max |c - r| / max |r|   (relative to the tensor's scale, so values near zero,
 //                                            where f16 has no relative precision, do not dominate)
-//   cosine          <c, r> / (|c| |r|), 1 when both are zero
+//   cosine          <c, r> / (|c| |r|), 1 when both are zero; NaN (undefined) without a finite pair
 //   non_finite      inf/NaN elements of the converted tensor (and of the reference, separately)
+// The errors and the cosine are over the pairs where both values are finite. A reference with
+// inf/NaN (a float32 model that overflows) is not a reference: referenceFinite() is false, and every
+// consumer says so first, whatever the figures over the remaining pairs are.
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/backend.h"
@@ -32,6 +36,14 @@ struct TensorDifference {
     double cosine = 1.0;
     int64_t nonFinite = 0;
     int64_t referenceNonFinite = 0;
+    int64_t finitePairs = 0;  // elements where both values are finite: what the figures cover
+    int64_t elements = 0;
+
+    bool referenceFinite() const { return referenceNonFinite == 0; }
+    // "reference not finite", "converted not finite" or "ok".
+    std::string_view status() const {
+        return referenceNonFinite > 0 ? "reference not finite" : nonFinite > 0 ? "converted not finite" : "ok";
+    }
 };
 
 struct ModelComparison {

@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -130,6 +131,12 @@ Trainer::Trainer(const Graph& model, const NDArrayList* params, const Dataset& t
     }
 
     // Parameter values: from the file, else by MXNet's conventions; masters and optimizer state in f32.
+    std::map<std::string, const std::string*> initAttrs;  // variables' __init__ attributes
+    for (const Node& node : m_prepared.graph.nodes) {
+        if (node.isVariable()) {
+            initAttrs.emplace(node.name, node.attr("__init__"));
+        }
+    }
     auto initial = [&](const std::string& name, const Shape& shape) {
         if (params != nullptr) {
             const int index = params->find(name);
@@ -142,7 +149,8 @@ Trainer::Trainer(const Graph& model, const NDArrayList* params, const Dataset& t
                 return recordToFloats(record);
             }
         }
-        return initialParameterValues(name, shape, settings.seed);
+        const auto attr = initAttrs.find(name);
+        return initialParameterValues(name, shape, settings.seed, attr != initAttrs.end() ? attr->second : nullptr);
     };
     auto upload = [&](const std::vector<float>& values, const Tensor& dst) {
         if (dst.dtype() == DType::F32) {

@@ -134,11 +134,49 @@ private slots:
         QCOMPARE(initialParameterValues("fc1_weight", {128, 784}, 7), w);
         QVERIFY(initialParameterValues("fc1_weight", {128, 784}, 8) != w);
         QVERIFY(initialParameterValues("fc2_weight", {128, 784}, 7) != w);
-        for (const char* zero : {"fc1_bias", "bn_beta", "bn_moving_mean"}) {
-            for (float v : initialParameterValues(zero, {5}, 7)) QCOMPARE(v, 0.0f);
-        }
-        for (const char* one : {"bn_gamma", "bn_moving_var"}) {
-            for (float v : initialParameterValues(one, {5}, 7)) QCOMPARE(v, 1.0f);
+    }
+
+    // One row per rule of MXNet 1.9.1's initializer (python/mxnet/initializer.py) and Gluon's
+    // parameter defaults; the `__init__` attribute wins over the name.
+    void initialisationRules_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("init");  // the variable's __init__ attribute, empty for none
+        QTest::addColumn<QString>("expected");  // "xavier", or the constant
+        QTest::newRow("weight") << "conv0_weight" << "" << "xavier";
+        QTest::newRow("bias") << "conv0_bias" << "" << "0";
+        QTest::newRow("gamma") << "bn0_gamma" << "" << "1";
+        QTest::newRow("beta") << "bn0_beta" << "" << "0";
+        QTest::newRow("moving_mean") << "bn0_moving_mean" << "" << "0";
+        QTest::newRow("moving_var") << "bn0_moving_var" << "" << "1";
+        QTest::newRow("Gluon running_mean") << "resnetv10_batchnorm0_running_mean" << "" << "0";
+        QTest::newRow("Gluon running_var") << "resnetv10_batchnorm0_running_var" << "" << "1";
+        QTest::newRow("moving_inv_var") << "bn0_moving_inv_var" << "" << "0";
+        QTest::newRow("moving_avg") << "sparse0_moving_avg" << "" << "0";
+        QTest::newRow("min") << "quantize0_min" << "" << "0";
+        QTest::newRow("max") << "quantize0_max" << "" << "1";
+        QTest::newRow("weight_quantize") << "fc0_weight_quantize" << "" << "xavier";
+        QTest::newRow("bias_quantize") << "fc0_bias_quantize" << "" << "0";
+        QTest::newRow("RNN parameters") << "lstm0_parameters" << "" << "xavier";
+        QTest::newRow("unknown name: zeros") << "something" << "" << "0";
+        QTest::newRow("__init__ one (BatchNorm's moving var)") << "aux0" << R"(["one", {}])" << "1";
+        QTest::newRow("__init__ zero beats the weight suffix") << "x_weight" << R"(["zero", {}])" << "0";
+        QTest::newRow("__init__ ones (Gluon string)") << "v" << "ones" << "1";
+        QTest::newRow("__init__ constant") << "v" << R"(["constant", {"value": 2.5}])" << "2.5";
+        QTest::newRow("__init__ constant as text") << "v" << R"(["constant", {"value": "0.5"}])" << "0.5";
+        QTest::newRow("__init__ normal: random") << "v_bias" << R"(["normal", {"sigma": 0.01}])" << "xavier";
+    }
+    void initialisationRules() {
+        QFETCH(QString, name);
+        QFETCH(QString, init);
+        QFETCH(QString, expected);
+        const std::string attr = init.toStdString();
+        const auto values = initialParameterValues(name.toStdString(), {4, 6}, 3, init.isEmpty() ? nullptr : &attr);
+        if (expected == "xavier") {
+            const double bound = std::sqrt(3.0 / 5.0);
+            QVERIFY(std::any_of(values.begin(), values.end(), [](float v) { return v != 0.0f; }));
+            for (float v : values) QVERIFY(std::abs(v) <= bound);
+        } else {
+            for (float v : values) QCOMPARE(v, expected.toFloat());
         }
     }
 

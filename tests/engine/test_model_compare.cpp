@@ -74,6 +74,19 @@ private slots:
         QCOMPARE(bad.referenceNonFinite, int64_t{1});
         QCOMPARE(bad.maxAbsError, 0.0);  // the finite pairs agree
 
+        QCOMPARE(bad.finitePairs, int64_t{2});
+        QCOMPARE(bad.status(), std::string_view("reference not finite"));
+
+        // An all-inf reference compares nothing: no figure may read as a perfect match.
+        const TensorDifference none = compareArrays({inf, inf}, {inf, 1.0f});
+        QCOMPARE(none.finitePairs, int64_t{0});
+        QVERIFY(!none.referenceFinite());
+        QVERIFY(std::isnan(none.cosine));
+        QVERIFY(std::isnan(none.maxAbsError));
+        QVERIFY(std::isnan(none.maxRelError));
+        QCOMPARE(compareArrays({1.0f}, {inf}).status(), std::string_view("converted not finite"));
+        QCOMPARE(compareArrays({1.0f}, {1.0f}).status(), std::string_view("ok"));
+
         const TensorDifference zeros = compareArrays({0.0f, 0.0f}, {0.0f, 0.0f});
         QCOMPARE(zeros.maxRelError, 0.0);
         QCOMPARE(zeros.cosine, 1.0);
@@ -115,6 +128,50 @@ private slots:
         for (const TensorDifference& d : f16.nodes) {
             QVERIFY2(d.name.find("amp_cast") == std::string::npos, d.name.c_str());
         }
+    }
+
+    // A Gluon-exported ResNet-style stack (GluonCV names: batchnormN_running_mean/_running_var),
+    // seeded: every BatchNorm divides by sqrt(running_var + eps), so running_var must start at one
+    // (it used to start at zero and overflowed to inf in float32). The float32 reference is finite
+    // and its float16 conversion is close.
+    void seededGluonBatchNormNetworkIsFiniteAndClose() {
+        GraphBuilder b;
+        NodeEntry x = b.addVariable("data");
+        for (int i = 0; i < 6; ++i) {
+            const std::string p = "resnetv10_";
+            const std::string conv = p + "conv" + std::to_string(i);
+            const std::string bn = p + "batchnorm" + std::to_string(i);
+            x = b.addOp("Convolution", conv + "_fwd", {x, b.addVariable(conv + "_weight")},
+                        {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"num_filter", "8"}, {"no_bias", "True"}});
+            x = b.addOp("BatchNorm", bn + "_fwd",
+                        {x, b.addVariable(bn + "_gamma"), b.addVariable(bn + "_beta"), b.addVariable(bn + "_running_mean"),
+                         b.addVariable(bn + "_running_var")},
+                        {{"eps", "1e-05"}, {"fix_gamma", "False"}, {"use_global_stats", "False"}});
+            x = b.addOp("Activation", p + "relu" + std::to_string(i) + "_fwd", {x}, {{"act_type", "relu"}});
+        }
+        x = b.addOp("Flatten", "resnetv10_flatten0", {x});
+        x = b.addOp("FullyConnected", "resnetv10_dense0_fwd",
+                    {x, b.addVariable("resnetv10_dense0_weight"), b.addVariable("resnetv10_dense0_bias")},
+                    {{"num_hidden", "10"}});
+        const Graph net = b.finish({x});
+        SeededRandom random(5);
+        HostArray data{{2, 3, 8, 8}, std::vector<float>(2 * 3 * 8 * 8)};
+        for (float& v : data.values) {
+            v = static_cast<float>(random.uniform(0.0, 1.0));
+        }
+        ConversionOptions options;
+        options.lists = AmpLists::defaults(DType::F16);
+        const ConversionResult conversion = convertGraph(net, options);
+        QVERIFY(conversion.report.dtypeCheck.passed);
+        auto backend = makeCpuBackend();
+        const ModelComparison c = compareModels(net, conversion.graph, nullptr, {{"data", data}}, *backend, 11);
+        const TensorDifference& out = c.outputs[0];
+        QVERIFY(out.referenceFinite());
+        QCOMPARE(out.nonFinite, int64_t{0});
+        QCOMPARE(out.status(), std::string_view("ok"));
+        QCOMPARE(out.finitePairs, int64_t{20});
+        QVERIFY2(out.maxRelError > 0.0 && out.maxRelError < 2e-2, qPrintable(QString::number(out.maxRelError)));
+        QVERIFY(out.cosine > 0.999);
     }
 
     void parametersComeFromTheFile() {
