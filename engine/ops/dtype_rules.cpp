@@ -107,6 +107,11 @@ DtypeRule parseRule(const nlohmann::json& j, bool hasFInferType) {
     if (m == j.end()) {
         return rule;
     }
+    for (const auto& a : m->value("in0_accepts", nlohmann::json::array())) {
+        if (const auto t = dtypeFromName(a.get<std::string>())) {
+            rule.firstInputAccepts.push_back(*t);
+        }
+    }
     for (const auto& c : m->value("inputs", nlohmann::json::array())) {
         rule.inputs.push_back(inputRule(c.get<std::string>()));
     }
@@ -260,6 +265,10 @@ TypeInference applyDtypeRule(const DtypeRule& rule, const Node& node, std::vecto
         }
         return slot == x;
     };
+    if (!in.empty() && isFloat(in[0]) && in[0] != DType::F64 && !rule.firstInputAccepts.empty() &&
+        std::find(rule.firstInputAccepts.begin(), rule.firstInputAccepts.end(), in[0]) == rule.firstInputAccepts.end()) {
+        return Conflict;  // "Unsupported data type": the op has no kernel for it
+    }
     for (std::size_t i = 0; i < in.size(); ++i) {
         const DtypeSlotRule& r = slotRule(rule.inputs, i);
         if (i == 0 || r.kind == Kind::Same) {

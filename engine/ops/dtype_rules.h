@@ -54,6 +54,9 @@ struct DtypeRule {
     // Probed slots; a node with more inputs (Concat, add_n) repeats the last input's rule.
     std::vector<DtypeSlotRule> inputs;
     std::vector<DtypeSlotRule> outputs;  // outputs past these (hidden ones) are Same
+    // The float dtypes input 0 may have (legacy ops such as InstanceNorm take float32 only); empty
+    // when the probe could not tell, and then nothing is refused.
+    std::vector<DType> firstInputAccepts;
 };
 
 // DtypeRule::firstInput's slot for input 0's dtype: 0 float16, 1 bfloat16, 2 float32, -1 otherwise.

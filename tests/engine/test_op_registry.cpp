@@ -235,6 +235,7 @@ private slots:
         QTest::newRow("BatchNorm: gamma float32") << "BatchNorm" << "float32" << true;
         QTest::newRow("BatchNorm: gamma float16 refused") << "BatchNorm" << "float16" << false;
         QTest::newRow("no FInferType: SameType never refuses") << "_contrib_BilinearResize2D" << "float32" << true;
+        QTest::newRow("InstanceNorm takes float32 data only") << "InstanceNorm" << "float32" << false;
     }
     void graphCheckFollowsMxnet() {
         QFETCH(QString, op);
@@ -251,7 +252,7 @@ private slots:
             n.attrs.emplace("mode", "like");
         }
         n.inputs = {{0, 0, 0}, {1, 0, 0}};
-        const int inputs = op == "BatchNorm" ? 5 : op == "Convolution" ? 3 : 2;
+        const int inputs = op == "BatchNorm" ? 5 : op == "Convolution" || op == "InstanceNorm" ? 3 : 2;
         for (int i = 2; i < inputs; ++i) {
             Node v;
             v.name = "v" + std::to_string(i);
