@@ -670,7 +670,7 @@ def export_lists_160(tester):
     a = tester.w160.request({"op": "lists"})
     if not a.get("ok"):
         sys.exit("could not export MXNet 1.6.0's lists: %s" % a.get("error"))
-    text = json.dumps(a["lists"], indent=1) + "\n"
+    text = json.dumps(a["lists"], indent=2) + "\n"
     old = open(LISTS_160).read() if os.path.exists(LISTS_160) else None
     if old != text:
         with open(LISTS_160, "w") as f:
