@@ -12,8 +12,11 @@ with and without cast_optional_params, then
     num_outputs attributes; heads) and reports the first difference,
   - checks that every ampstudio output passes MXNet 1.9.1's type inference with float32 for the data
     inputs and, with cast_optional_params, the target dtype for the parameters the report lists in
-    stored_in_target_dtype (everything else unconstrained, as MXNet's own pass does afterwards),
-  - records whether MXNet itself failed (convert_symbol raised) and its error's first line,
+    stored_in_target_dtype (everything else unconstrained, as MXNet's own pass does afterwards), and
+    again as bound (inputs still unknown then float32),
+  - records whether MXNet itself failed (convert_symbol raised) and its error's first line, and whether
+    a result MXNet returned passes the same checks (with its own __dtype__ marks),
+  - compares the parameters MXNet would store in the target dtype (__dtype__) with the report's,
 and prints a summary table. With --write-fixtures it shrinks each kind of disagreement (greedy delta
 debugging) into a small fixture folder for the C++ tests.
 
@@ -168,7 +171,7 @@ class Tester:
         t = time.time()
         try:
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
-            rc, err = p.returncode, p.stderr.strip()
+            rc, err = p.returncode, p.stderr.strip().replace(src, "source-symbol.json")
         except subprocess.TimeoutExpired:
             rc, err = "timeout", "ampstudio-cli ran past 60 s"
         self.timing["ampstudio"] += time.time() - t
@@ -386,7 +389,9 @@ _NORM = [
 
 _TAGS = [("Incompatible attr", "incompatible-attr"), ("Non-uniform data type in Concat", "concat-non-uniform"),
          ("Unsupported data type", "unsupported-dtype"), ("must have specified type", "untyped-input"),
-         ("Type inconsistent", "type-inconsistent"), ("not found", "not-found")]
+         ("is not specified", "untyped-input"), ("dtype_param", "param-dtype"),
+         ("requires uniform type", "uniform-type"), ("Type inconsistent", "type-inconsistent"),
+         ("not found", "not-found")]
 
 
 def error_tag(msg):
@@ -436,7 +441,7 @@ def classify(case, res):
         if amp_state == "invalid":
             detail += ": " + (res["valid"].get("error") or "").splitlines()[0][:300]
         elif amp_state == "refused":
-            detail += ": " + amp["stderr"][:300]
+            detail += ": " + amp["stderr"].splitlines()[-1][:300]
         if "valid160" in res:
             # classic: what MXNet 1.6.0's own type inference says of ampstudio's output
             ok160 = res["valid160"].get("ok")
@@ -444,16 +449,20 @@ def classify(case, res):
             detail += "; in MXNet 1.6.0 %s" % ("valid" if ok160 else "invalid: " + (
                 res["valid160"].get("error") or "").splitlines()[0][:200])
         return "mxnet-failed", ("mxnet-failed", norm, amp_state), detail
-    if amp_state == "refused":
-        return "refused", ("refused",), "ampstudio refused (exit 2): " + amp["stderr"][:300]
     diff = res.get("diff")
     if not res["mx_valid"].get("ok") or not res["mx_bind"].get("ok"):
         how = "infer_type" if not res["mx_valid"].get("ok") else "binding"
         err = (res["mx_valid"] if how == "infer_type" else res["mx_bind"]).get("error") or ""
-        detail = "MXNet's output fails %s: %s; ampstudio %s, structure %s" % (
-            how, err.splitlines()[0][:300] if err else "?", amp_state, diff_text(diff) if diff else "equal")
+        detail = "MXNet's output fails %s: %s; ampstudio %s" % (
+            how, err.splitlines()[0][:300] if err else "?", amp_state)
+        if amp_state != "refused":
+            detail += ", structure " + (diff_text(diff) if diff else "equal")
+        if amp_state == "refused":
+            detail += ": " + amp["stderr"].splitlines()[-1][:300]
         return "mxnet-invalid", ("mxnet-invalid", normalize_error(err), amp_state,
-                                 "differs" if diff else "equal"), detail
+                                 "differs" if diff else ("equal" if amp_state != "refused" else "n/a")), detail
+    if amp_state == "refused":
+        return "refused", ("refused",), "ampstudio refused (exit 2): " + amp["stderr"].splitlines()[-1][:300]
     if diff:
         return "structure", ("structure", diff["kind"], diff["about"]), diff_text(diff)
     if amp_state == "invalid":
@@ -754,6 +763,7 @@ def main():
     fixtures_written = collections.Counter()
     fixture_sigs = set()
     fixture_graphs = set()
+    fixture_details = {}
     t_gen = time.time() - t0
 
     for gi, g in enumerate(graphs):
@@ -828,6 +838,7 @@ def main():
                         fixtures_written[bucket] += 1
                         name = "%s%s-%s-%s" % (run, "-cop" if cop else "", bucket[-1], fp[:6])
                         write_case_dir(os.path.join(args.write_fixtures, name), small, sres, full=False)
+                        fixture_details[name] = sres["detail"]
                         examples[sig + ("fixture",)] = (small, sres)
                         if not args.quiet:
                             print("  fixture %s: %d nodes (from %d, %d evaluations)" % (
@@ -839,7 +850,7 @@ def main():
         os.makedirs(args.write_fixtures, exist_ok=True)
         with open(os.path.join(args.write_fixtures, FIXTURE_LISTS_NAME), "w") as f:
             f.write(lists_text)
-        write_fixture_index(args.write_fixtures)
+        write_fixture_index(args.write_fixtures, fixture_details)
 
     elapsed = time.time() - t0
     print_summary(stats, sig_counts, bind_counts, examples, bad_sources, tester, elapsed, t_gen, len(graphs), args)
@@ -849,8 +860,17 @@ def main():
     tester.close()
 
 
-def write_fixture_index(d):
-    """README.md in the fixture folder: one line per fixture, from its files."""
+def write_fixture_index(d, details=None):
+    """README.md in the fixture folder: one row per fixture folder, with what differed (from
+    details, name -> text, else the row an earlier index had)."""
+    index = os.path.join(d, "README.md")
+    old = {}
+    if os.path.exists(index):
+        for line in open(index):
+            m = re.match(r"\| `([^`]+)` \|.*\| ([^|]*) \|$", line.rstrip("\n"))
+            if m:
+                old[m.group(1)] = m.group(2)
+    details = dict(details or {})
     rows = []
     for name in sorted(os.listdir(d)):
         p = os.path.join(d, name)
@@ -859,22 +879,28 @@ def write_fixture_index(d):
         try:
             with open(os.path.join(p, "options.json")) as f:
                 opts = json.load(f)
-            nodes = len(json.load(open(os.path.join(p, "source-symbol.json")))["nodes"])
+            with open(os.path.join(p, "source-symbol.json")) as f:
+                nodes = len(json.load(f)["nodes"])
         except (OSError, ValueError):
             continue
         mx = "mxnet-error.txt" if os.path.exists(os.path.join(p, "mxnet-error.txt")) else "mxnet-symbol.json"
-        rows.append("| `%s` | %s %s%s | %d | %s |" % (name, opts["mode"], opts["target_dtype"],
-                                                     " cast_optional_params" if opts["cast_optional_params"] else "",
-                                                     nodes, mx))
-    with open(os.path.join(d, "README.md"), "w") as f:
+        what = details.get(name, old.get(name, "")).replace("|", "/").replace("\n", " ")
+        what = re.sub(r"\[\d\d:\d\d:\d\d\] ", "", what)
+        rows.append("| `%s` | %s %s%s | %d | %s | %s |" % (
+            name, opts["mode"], opts["target_dtype"], " cast_optional_params" if opts["cast_optional_params"] else "",
+            nodes, mx, what[:400]))
+    with open(index, "w") as f:
         f.write("# MXNet differential fixtures\n\n"
-                "Written by `tests/differential/differential.py --write-fixtures` (shrunk random graphs on which\n"
-                "AMP Studio and MXNet disagreed, or MXNet itself failed). Each folder: `source-symbol.json`,\n"
-                "`options.json` (mode, target_dtype, excluded_sym_names, data_names, cast_optional_params,\n"
-                "lists: `mxnet-1.9.1-<dtype>` = MXNet 1.9.1's defaults, `mxnet-1.6.0-float16` =\n"
-                "`%s` here), and MXNet's result: `mxnet-symbol.json`\n"
-                "(`tojson(remove_amp_cast=False)`) or `mxnet-error.txt` when MXNet's convert_symbol raised.\n\n"
-                "| fixture | run | source nodes | MXNet |\n|---|---|---:|---|\n" % FIXTURE_LISTS_NAME)
+                "Written by `tests/differential/differential.py --write-fixtures` (random graphs, shrunk, on which\n"
+                "AMP Studio and MXNet disagreed, or MXNet itself failed; see tests/differential/README.md). Each\n"
+                "folder: `source-symbol.json`, `options.json` (mode, target_dtype, excluded_sym_names, data_names,\n"
+                "cast_optional_params, lists: `mxnet-1.9.1-<dtype>` = MXNet 1.9.1's defaults, `mxnet-1.6.0-float16` =\n"
+                "`%s` here, used with `--lists` for classic runs), and MXNet's result:\n"
+                "`mxnet-symbol.json` (`tojson(remove_amp_cast=False)`; MXNet 1.9.1 for typed, 1.6.0 for classic)\n"
+                "or `mxnet-error.txt` (first lines of the error) when MXNet's convert_symbol raised. The last\n"
+                "column is what the tester saw with the ampstudio-cli of the day ('valid' = passes MXNet 1.9.1's\n"
+                "infer_type with the data names float32 and the report's stored_in_target_dtype in the target dtype).\n\n"
+                "| fixture | run | source nodes | MXNet | what the tester saw |\n|---|---|---:|---|---|\n" % FIXTURE_LISTS_NAME)
         f.write("\n".join(rows) + "\n")
 
 

@@ -57,8 +57,9 @@ def _outputs(op, attrs):
         n = int(attrs["sections"])
         return n, n
     if op == "topk":
-        n = 2 if attrs.get("ret_typ") == "both" else 1
-        return n, n
+        # ret_typ=value keeps the indices as a hidden second output
+        t = attrs.get("ret_typ", "indices")
+        return {"both": (2, 2), "value": (2, 1)}.get(t, (1, 1))
     if op in ("BatchNorm", "LayerNorm") and attrs.get("output_mean_var") == "True":
         return 3, 3
     if op == "Pooling":
