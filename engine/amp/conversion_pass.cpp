@@ -113,17 +113,12 @@ NodeId ConversionPass::addMulticast(NodeId id) {
     DType widest = DType::Unknown;
     if (m_in.repair) {
         // amp_multicast's outputs: the widest of its inputs, known when all of them are.
+        std::vector<DType> inputs;
         for (auto it = m_planInputs.end() - static_cast<std::ptrdiff_t>(sourceNode(id).inputs.size());
              it != m_planInputs.end(); ++it) {
-            const DType t = actualDtype(*it);
-            if (t == DType::Unknown) {
-                widest = DType::Unknown;
-                break;
-            }
-            if (widest == DType::Unknown || t == DType::F64 || (t == DType::F32 && widest != DType::F64)) {
-                widest = t;
-            }
+            inputs.push_back(actualDtype(*it));
         }
+        widest = widestDtype(inputs);
     }
     m_plan.push_back({PlannedKind::Multicast, widest, id, 0, 0});
     m_inputBegin.push_back(static_cast<uint32_t>(m_planInputs.size()));

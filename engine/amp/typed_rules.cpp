@@ -276,7 +276,6 @@ void ConversionPass::typedPassThrough(NodeId id, const OpClass& cls) {
             m_outTypes.assign(n.numOutputs, DType::Unknown);
             m_inTypes[0] = believed;
             if (m_registry.typeInference(n, m_inTypes, m_outTypes) != TypeInference::Conflict) {
-                m_inTypes[0] = believed;
                 repairInputs(id, m_inTypes, m_registry.mutableInputs(n));
             }
         }

@@ -140,9 +140,16 @@ struct OpRules {
     std::vector<Variant> variants;
 };
 
-const std::unordered_map<std::string, OpRules>& allRules() {
+struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+// Looked up by string_view on every inference: no key is built per call.
+using RuleMap = std::unordered_map<std::string, OpRules, StringHash, std::equal_to<>>;
+
+const RuleMap& allRules() {
     static const auto* rules = [] {
-        auto* map = new std::unordered_map<std::string, OpRules>;  // lives for the program
+        auto* map = new RuleMap;  // lives for the program
         const auto doc = nlohmann::json::parse(embedded::mxnetOpDtypesJson());
         for (const auto& [name, j] : doc.at("ops").items()) {
             if (j.contains("probe_error") || j.contains("skipped")) {
@@ -185,7 +192,7 @@ int firstInputIndex(DType t) {
 
 const DtypeRule* findDtypeRule(const Node& node, std::string_view canonicalOp) {
     const auto& rules = allRules();
-    const auto it = rules.find(std::string(canonicalOp));
+    const auto it = rules.find(canonicalOp);
     if (it == rules.end()) {
         return nullptr;
     }
@@ -307,18 +314,9 @@ TypeInference applyDtypeRule(const DtypeRule& rule, const Node& node, std::vecto
                 }
                 break;
             }
-            case Kind::Widest: {
-                if (std::none_of(in.begin(), in.end(), [](DType x) { return x == DType::Unknown; }) && !in.empty()) {
-                    DType widest = in[0];
-                    for (DType x : in) {
-                        if (x == DType::F64 || (x == DType::F32 && widest != DType::F64)) {
-                            widest = x;
-                        }
-                    }
-                    ok = assign(out[k], widest);
-                }
+            case Kind::Widest:
+                ok = assign(out[k], widestDtype(in));
                 break;
-            }
             case Kind::Free:
             case Kind::Attr:
                 break;

@@ -459,14 +459,10 @@ TypeInference OpRegistry::typeInference(const Node& node, std::vector<DType>& in
         if (in.empty() || !known(in)) {
             return Incomplete;
         }
-        auto rank = [](DType t) {
-            return t == DType::F64 ? 3 : t == DType::F32 ? 2 : (t == DType::F16 || t == DType::BF16) ? 1 : 0;
-        };
-        const bool narrow = attrIs(node, "cast_narrow", "true");
-        DType chosen = in[0];
-        for (DType t : in) {
-            if (narrow ? rank(t) < rank(chosen) : rank(t) > rank(chosen)) {
-                chosen = t;
+        DType chosen = widestDtype(in);
+        if (attrIs(node, "cast_narrow", "true")) {
+            for (DType t : in) {
+                chosen = floatRank(t) < floatRank(chosen) ? t : chosen;
             }
         }
         return std::all_of(out.begin(), out.end(), [&](DType& o) { return assign(o, chosen); }) ? Complete : Conflict;
@@ -537,13 +533,16 @@ bool OpRegistry::hasTypeInference(const Node& node) const {
 }
 
 bool OpRegistry::inferType(const Node& node, std::vector<DType>& in, std::vector<DType>& out) const {
-    if (!hasTypeInference(node)) {
+    if (node.isVariable()) {
+        return false;
+    }
+    const DtypeRule* rule = findDtypeRule(node, canonicalName(node.op));
+    if (rule != nullptr && !rule->hasFInferType) {
         return false;
     }
     // The pass's call (input 0 alone known) on a node shaped like the probed one: MXNet's own
     // answer decides success, and fills what the rules leave open (numpy ops' type promotion,
     // legacy ops' InferType).
-    const DtypeRule* rule = findDtypeRule(node, canonicalName(node.op));
     const FirstInputProbe* probe = nullptr;
     if (rule != nullptr && !in.empty() && firstInputIndex(in[0]) >= 0 &&
         std::all_of(in.begin() + 1, in.end(), [](DType t) { return t == DType::Unknown; })) {

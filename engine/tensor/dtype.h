@@ -44,4 +44,23 @@ std::optional<DType> dtypeFromFlag(int32_t flag);
 inline bool isLowPrecisionFloat(DType t) { return t == DType::F16 || t == DType::BF16; }
 inline bool isFloat(DType t) { return t == DType::F32 || t == DType::F64 || isLowPrecisionFloat(t); }
 
+// How wide a float is, as MXNet's amp_multicast ranks dtypes: float64 > float32 > float16 = bfloat16
+// > anything else.
+inline int floatRank(DType t) { return t == DType::F64 ? 3 : t == DType::F32 ? 2 : isLowPrecisionFloat(t) ? 1 : 0; }
+
+// The widest of `types` (the first of equally wide ones); Unknown when one of them is.
+template <typename Range>
+DType widestDtype(const Range& types) {
+    DType widest = DType::Unknown;
+    for (DType t : types) {
+        if (t == DType::Unknown) {
+            return DType::Unknown;
+        }
+        if (widest == DType::Unknown || floatRank(t) > floatRank(widest)) {
+            widest = t;
+        }
+    }
+    return widest;
+}
+
 }  // namespace ampstudio

@@ -158,16 +158,7 @@ private slots:
     // dtypes on one line, no model written (classic mode casts BatchNorm's float32 statistics).
     void refusesAGraphThatFailsTheDtypeCheck() {
         QTemporaryDir dir;
-        const QString symbol = dir.filePath("bn-symbol.json");
-        writeFile(symbol, R"({"nodes": [
-            {"op": "null", "name": "data", "inputs": []},
-            {"op": "null", "name": "bn_gamma", "inputs": []},
-            {"op": "null", "name": "bn_beta", "inputs": []},
-            {"op": "null", "name": "bn_moving_mean", "inputs": []},
-            {"op": "null", "name": "bn_moving_var", "inputs": []},
-            {"op": "BatchNorm", "name": "bn0", "inputs": [[0,0,0],[1,0,0],[2,0,0],[3,0,1],[4,0,1]]},
-            {"op": "relu", "name": "relu0", "inputs": [[5,0,0]]}],
-            "arg_nodes": [0,1,2,3,4], "heads": [[6,0,0]]})");
+        const QString symbol = QStringLiteral(AMS_TEST_FIXTURES_DIR "/batchnorm-symbol.json");
         const QString prefix = dir.filePath("bn-classic");
         const Run r = cli({"convert", symbol, "--output", prefix, "--mode", "classic", "--target-dtype-ops", "BatchNorm",
                            "--report", dir.filePath("report.json")});

@@ -169,20 +169,7 @@ private slots:
     // A conversion MXNet could not bind (classic casts BatchNorm's float32 statistics to float16)
     // is shown, but Save is disabled and the status bar says why; undo makes it savable again.
     void invalidConversionCannotBeSaved() {
-        QTemporaryDir dir;
-        const QString symbol = dir.filePath("bn-symbol.json");
-        QFile f(symbol);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"nodes": [
-            {"op": "null", "name": "data", "inputs": []},
-            {"op": "null", "name": "bn_gamma", "inputs": []},
-            {"op": "null", "name": "bn_beta", "inputs": []},
-            {"op": "null", "name": "bn_moving_mean", "inputs": []},
-            {"op": "null", "name": "bn_moving_var", "inputs": []},
-            {"op": "BatchNorm", "name": "bn0", "inputs": [[0,0,0],[1,0,0],[2,0,0],[3,0,1],[4,0,1]]},
-            {"op": "relu", "name": "relu0", "inputs": [[5,0,0]]}],
-            "arg_nodes": [0,1,2,3,4], "heads": [[6,0,0]]})");
-        f.close();
+        const QString symbol = QStringLiteral(AMS_TEST_FIXTURES_DIR "/batchnorm-symbol.json");
         MainWindow window;
         QVERIFY(window.openFile(symbol));
         QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);

@@ -188,6 +188,19 @@ ConversionResult convert(const Case& c, ConversionMode mode, bool castOptionalPa
     return r;
 }
 
+// MXNet 1.9.1's stale-dtype case: fc1 casts relu0 to float16, flatten0 reads relu0 as it is. With
+// `fc2`, flatten0 feeds a FullyConnected (invalid in MXNet); without it, only a graph output.
+Case staleDtypeCase(bool fc2) {
+    GraphBuilder b;
+    const NodeEntry data = b.addVariable("data");
+    const NodeEntry relu = b.addOp("relu", "relu0", {data});
+    const Attributes fc{{"no_bias", "True"}, {"num_hidden", "4"}};
+    const NodeEntry fc1 = b.addOp("FullyConnected", "fc1", {relu, b.addVariable("fc1_weight")}, fc);
+    const NodeEntry flat = b.addOp("Flatten", "flatten0", {relu});
+    const NodeEntry head = fc2 ? b.addOp("FullyConnected", "fc2", {flat, b.addVariable("fc2_weight")}, fc) : flat;
+    return {b.finish({fc1, head}), AmpLists::defaults(DType::F16)};
+}
+
 QStringList castNames(const char* suffix, const QStringList& sources) {
     QStringList names;
     for (const QString& s : sources) {
@@ -930,16 +943,7 @@ private slots:
     // (FullyConnected needs one dtype). The conversion says so and repairs exactly that read:
     // flatten0 reads MXNet's own cast of relu0.
     void staleDtypeIsRepaired() {
-        GraphBuilder b;
-        const NodeEntry data = b.addVariable("data");
-        const NodeEntry relu = b.addOp("relu", "relu0", {data});
-        const NodeEntry w1 = b.addVariable("fc1_weight");
-        const NodeEntry fc1 = b.addOp("FullyConnected", "fc1", {relu, w1}, {{"no_bias", "True"}, {"num_hidden", "4"}});
-        const NodeEntry flat = b.addOp("Flatten", "flatten0", {relu});
-        const NodeEntry w2 = b.addVariable("fc2_weight");
-        const NodeEntry fc2 = b.addOp("FullyConnected", "fc2", {flat, w2}, {{"no_bias", "True"}, {"num_hidden", "4"}});
-        const Case c{b.finish({fc1, fc2}), AmpLists::defaults(DType::F16)};
-        const ConversionResult r = convert(c, ConversionMode::Typed);
+        const ConversionResult r = convert(staleDtypeCase(true), ConversionMode::Typed);
         const ConversionReport& report = r.report;
         QVERIFY(!report.mxnetFailure.empty());
         QVERIFY2(report.mxnetFailure.find("fc2") != std::string::npos, report.mxnetFailure.c_str());
@@ -969,14 +973,7 @@ private slots:
     // Where MXNet 1.9.1's own result is valid, nothing is repaired, even with a stale belief: the
     // believed-float16 flatten0 only feeds a graph output, which gets its float32 cast.
     void staleDtypeThatMxnetSurvivesIsKept() {
-        GraphBuilder b;
-        const NodeEntry data = b.addVariable("data");
-        const NodeEntry relu = b.addOp("relu", "relu0", {data});
-        const NodeEntry w1 = b.addVariable("fc1_weight");
-        const NodeEntry fc1 = b.addOp("FullyConnected", "fc1", {relu, w1}, {{"no_bias", "True"}, {"num_hidden", "4"}});
-        const NodeEntry flat = b.addOp("Flatten", "flatten0", {relu});
-        const Case c{b.finish({fc1, flat}), AmpLists::defaults(DType::F16)};
-        const ConversionResult r = convert(c, ConversionMode::Typed);
+        const ConversionResult r = convert(staleDtypeCase(false), ConversionMode::Typed);
         QVERIFY(r.report.mxnetFailure.empty());
         QVERIFY(r.report.mxnetDifferences.empty());
         QCOMPARE(r.graph.nodes[findNode(r.graph, "flatten0")->inputs[0].node].name, std::string("relu0"));
