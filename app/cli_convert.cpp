@@ -115,12 +115,17 @@ int runConvert(const ConvertArgs& args) {
             return kBadInput;
         }
         if (!result.report.mxnetFailure.empty()) {
+            const ConversionReport& r = result.report;
             std::cerr << "ampstudio-cli: note: MXNet 1.9.1's own result of this conversion is invalid ("
-                      << result.report.mxnetFailure << "); " << result.report.mxnetDifferences.size()
-                      << " input(s) wired differently to give a valid graph:";
-            for (const MxnetDifference& d : result.report.mxnetDifferences) {
-                std::cerr << ' ' << d.node << '[' << d.input << "] reads " << d.cast;
-                if (&d != &result.report.mxnetDifferences.back()) std::cerr << ',';
+                      << r.mxnetFailure << "); to give a valid graph, " << r.mxnetDifferences.size()
+                      << " input(s) are wired differently";
+            for (const MxnetDifference& d : r.mxnetDifferences) {
+                std::cerr << (&d == &r.mxnetDifferences.front() ? ": " : ", ") << d.node << '[' << d.input
+                          << "] reads " << d.cast;
+            }
+            std::cerr << "; " << r.mxnetParamDifferences.size() << " parameter(s) are stored in another dtype";
+            for (const std::string& name : r.mxnetParamDifferences) {
+                std::cerr << (&name == &r.mxnetParamDifferences.front() ? ": " : ", ") << name;
             }
             std::cerr << '\n';
         }

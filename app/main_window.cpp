@@ -534,8 +534,10 @@ QString MainWindow::countsText() const {
         text += QStringLiteral(" · <span style='color:#c0392b'>%1</span>")
                     .arg(tr("cannot save: fails MXNet's dtype check: %1").arg(fromStd(r.dtypeCheck.message)).toHtmlEscaped());
     } else if (!r.mxnetFailure.empty()) {
-        text += tr(" · %n input(s) wired unlike MXNet 1.9.1, whose own result is invalid (see the report)", nullptr,
+        text += tr(" · valid where MXNet 1.9.1's own result is not: %n input(s) wired differently", nullptr,
                    int(r.mxnetDifferences.size()));
+        text += tr(", %n parameter(s) stored in another dtype (see the report)", nullptr,
+                   int(r.mxnetParamDifferences.size()));
     }
     return text;
 }

@@ -1,5 +1,6 @@
 #include "amp/conversion.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -58,35 +59,41 @@ void checkInputs(const Graph& source, const ConversionOptions& options) {
     }
 }
 
-// One conversion (the pass, rerun for cast_optional_params conflicts), without the dtype check.
-ConversionResult convertOnce(const amp_detail::PassInput& input) {
-    const ConversionOptions& options = input.options;
-
-    // cast_optional_params refinement of MXNet 1.9.1: a parameter that a target op would read as it
-    // is (stored in the target dtype) but that another node also reads as float32 cannot be stored
-    // in the target dtype without breaking that reader (MXNet's result fails dtype inference). Such
-    // parameters are treated as data and the graph is converted again, so that they get casts.
-    // Treating more variables as data never creates a new conflict, so one rerun settles it; the
-    // loop guards the argument.
+// One conversion, without the dtype check. `pinnedFloat32` receives the parameters the pass treats
+// as data (stored in float32 whatever MXNet's inference of unknown parameters would make of them),
+// `bookkept` those it recorded as stored in the target dtype (the repair run's belief of them) and
+// `sharedParams` the cast_optional_params parameters that a target op reads as they are and
+// another node too (param, reader).
+ConversionResult convertOnce(const amp_detail::PassInput& input, std::set<std::string>& pinnedFloat32,
+                             std::set<std::string>& bookkept,
+                             std::vector<std::pair<std::string, std::string>>& sharedParams) {
+    // cast_optional_params, repair run only (refinement of MXNet 1.9.1): a parameter that a target
+    // op would read as it is (stored in the target dtype) but that another node also reads as it
+    // is cannot be stored in the target dtype without giving that reader the target dtype too
+    // (MXNet 1.9.1 does so; where its result is valid, the first run keeps that). Such parameters
+    // are treated as data and the graph is converted again, so that they get casts. Treating more
+    // variables as data never creates a new conflict, so one rerun settles it; the loop guards the
+    // argument.
     std::set<std::string> paramsAsData;
     std::vector<std::string> notes;
     std::optional<amp_detail::ConversionPass> pass;
     for (;;) {
         pass.emplace(input, paramsAsData);
         pass->run();
-        const auto conflicts = pass->conflictingParams();
-        if (conflicts.empty()) {
+        sharedParams = pass->conflictingParams();
+        if (sharedParams.empty() || !input.repair) {
             break;
         }
-        for (const auto& [param, reader] : conflicts) {
+        for (const auto& [param, reader] : sharedParams) {
             paramsAsData.insert(param);
-            notes.push_back("cast_optional_params: '" + param + "' is also read as float32 by " + reader +
+            notes.push_back("cast_optional_params: '" + param + "' is also read as it is by " + reader +
                             ", so it stays float32 and target-dtype readers cast it");
         }
     }
 
     ConversionResult result;
-    result.storedInTargetDtype = pass->storedInTargetDtype();
+    bookkept = pass->storedInTargetDtype();
+    pinnedFloat32 = std::move(paramsAsData);
     // NNVM's order: what MXNet's SaveJSON writes, so saved files diff cleanly against MXNet's.
     result.graph = pass->materialize();
     result.report = std::move(pass->report());
@@ -94,21 +101,7 @@ ConversionResult convertOnce(const amp_detail::PassInput& input) {
 
     ConversionReport& report = result.report;
     report.warnings.insert(report.warnings.begin(), notes.begin(), notes.end());
-    if (options.castOptionalParams && options.mode == ConversionMode::Classic) {
-        report.warnings.push_back("cast_optional_params applies to typed mode only; ignored in classic mode");
-    }
-    report.storedInTargetDtype.assign(result.storedInTargetDtype.begin(), result.storedInTargetDtype.end());
-    if (!result.storedInTargetDtype.empty()) {
-        // By name: variables of the same name share their entry in the .params file.
-        const std::unordered_set<std::string_view> stored(result.storedInTargetDtype.begin(),
-                                                          result.storedInTargetDtype.end());
-        for (NodeDecision& d : report.nodes) {
-            if (d.op.empty() && stored.count(d.name) != 0) {
-                d.dtype = options.lists.targetDtype;
-            }
-        }
-    }
-    report.unmatchableListEntries = options.lists.unmatchableEntries();
+    report.unmatchableListEntries = input.options.lists.unmatchableEntries();
 
 #ifndef NDEBUG
     // Construction guarantees this; checked in debug builds (the tests check every result too).
@@ -119,42 +112,155 @@ ConversionResult convertOnce(const amp_detail::PassInput& input) {
 
 }  // namespace
 
-DtypeCheck checkConvertedDtypes(const Graph& converted, const std::set<std::string>& dataNames,
-                                const std::set<std::string>& storedInTargetDtype, DType target) {
-    std::map<std::string, DType> known;
-    for (const std::string& name : dataNames) {
-        known.emplace(name, DType::F32);
-    }
-    for (const std::string& name : storedInTargetDtype) {
-        known.emplace(name, target);
-    }
-    // As MXNet binds a graph (simple_bind): InferType from what is known, then every variable
-    // still unknown is float32 (the .params hold float32) and InferType again.
-    GraphDtypes dtypes = inferGraphDtypes(converted, known);
-    if (!dtypes.conflict) {
-        bool defaulted = false;
-        for (NodeId id = 0; id < converted.size(); ++id) {
-            DType& t = dtypes.dtypes[dtypes.rowPtr[id]];
-            if (converted.nodes[id].isVariable() && t == DType::Unknown) {
-                t = DType::F32;
-                defaulted = true;
-            }
-        }
-        if (defaulted) {
-            dtypes.conflict = propagateDtypes(converted, dtypes.rowPtr, dtypes.dtypes);
-        }
-    }
+namespace {
+
+DtypeCheck failedCheck(const Graph& graph, const DtypeConflict& conflict, std::string_view stage) {
+    const Node& n = graph.nodes[conflict.node];
     DtypeCheck check;
-    if (dtypes.conflict) {
-        const Node& n = converted.nodes[dtypes.conflict->node];
-        check.passed = false;
-        check.node = n.name;
-        check.op = n.op;
-        check.inputs = dtypes.conflict->inputs;
-        check.message = dtypes.conflict->describe(converted);
-    }
+    check.passed = false;
+    check.node = n.name;
+    check.op = n.op;
+    check.inputs = conflict.inputs;
+    check.message = conflict.describe(graph);
+    check.stage = std::string(stage);
     return check;
 }
+
+// MXNet's AMPInferUnknown (src/nnvm/amp_infer_unknown.cc, 1.6.0 and 1.9.1), run with
+// cast_optional_params: a parameter whose dtype nothing inferred is stored in the dtype the
+// amp_casts that read it cast to (if they agree), or in the target dtype where it feeds an
+// amp_multicast whose inputs are all variables. `inferred` is the inference after the pass;
+// `result` starts as a copy of it and receives the assignments.
+void ampInferUnknown(const Graph& graph, const std::vector<uint32_t>& rowPtr, const std::vector<DType>& inferred,
+                     DType target, std::vector<DType>& result) {
+    std::map<std::string_view, DType> visited;
+    auto update = [&](const NodeEntry& e, DType dtype) {
+        const uint32_t entry = rowPtr[e.node] + e.index;
+        const std::string_view name = graph.nodes[e.node].name;
+        const auto it = visited.find(name);
+        if (it == visited.end()) {
+            if (result[entry] == DType::Unknown) {
+                visited.emplace(name, dtype);
+                result[entry] = dtype;
+            }
+        } else if (it->second != dtype) {
+            result[entry] = inferred[entry];
+        }
+    };
+    for (const Node& n : graph.nodes) {  // the graph is in NNVM's DFS order, as MXNet visits it
+        if (n.op == "amp_cast") {
+            const std::string* attr = n.attr("dtype");
+            const std::optional<DType> dtype = attr != nullptr ? dtypeFromName(*attr) : std::nullopt;
+            for (const NodeEntry& e : n.inputs) {
+                if (graph.nodes[e.node].isVariable() && dtype) {
+                    update(e, *dtype);
+                }
+            }
+        } else if (n.op == "amp_multicast") {
+            const bool allVariables = std::all_of(n.inputs.begin(), n.inputs.end(),
+                                                  [&](const NodeEntry& e) { return graph.nodes[e.node].isVariable(); });
+            for (const NodeEntry& e : n.inputs) {
+                if (allVariables) {
+                    update(e, target);
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+ConvertedDtypes checkConvertedDtypes(const Graph& converted, const ConvertedDtypeInputs& in) {
+    ConvertedDtypes out;
+    // 1. What MXNet's convert_symbol runs after its pass: InferType with the data float32 and
+    //    everything else free (MXNet raises when this fails).
+    std::map<std::string, DType> known;
+    for (const std::string& name : in.dataNames) {
+        known.emplace(name, DType::F32);
+    }
+    for (const std::string& name : in.pinnedFloat32) {
+        known.emplace(name, DType::F32);
+    }
+    for (const std::string& name : in.storedInTarget) {
+        known.emplace(name, in.target);
+    }
+    GraphDtypes after = inferGraphDtypes(converted, known);
+    if (after.conflict) {
+        out.check = failedCheck(converted, *after.conflict, "after the pass");
+        return out;
+    }
+    // 2. The parameters' __dtype__: what that inference found, float32 where it found nothing
+    //    (after AMPInferUnknown with cast_optional_params).
+    std::vector<DType> result = after.dtypes;
+    if (in.castOptionalParams) {
+        ampInferUnknown(converted, after.rowPtr, after.dtypes, in.target, result);
+    }
+    for (NodeId id = 0; id < converted.size(); ++id) {
+        const Node& n = converted.nodes[id];
+        if (n.isVariable() && in.dataNames.count(n.name) == 0) {
+            const DType t = result[after.rowPtr[id]];
+            out.params.emplace(n.name, t == DType::Unknown ? DType::F32 : t);
+        }
+    }
+    // 3. Binding: InferType afresh with the data float32 and every parameter its __dtype__ from
+    //    the start (a fresh inference, not a continuation: amp_multicast's choice depends on what
+    //    it knows when it first runs).
+    for (const auto& [name, t] : out.params) {
+        known[name] = t;
+    }
+    const GraphDtypes bound = inferGraphDtypes(converted, known);
+    if (bound.conflict) {
+        out.check = failedCheck(converted, *bound.conflict, "binding");
+    }
+    return out;
+}
+
+namespace {
+
+// Applies the check's findings to a result: its report, the parameters stored in the target dtype,
+// and the __dtype__ marks MXNet's convert_symbol writes on the model parameters.
+void finishResult(ConversionResult& result, ConvertedDtypes dtypes, DType target) {
+    ConversionReport& report = result.report;
+    report.dtypeCheck = std::move(dtypes.check);
+    result.storedInTargetDtype.clear();
+    for (const auto& [name, t] : dtypes.params) {
+        if (t == target) {
+            result.storedInTargetDtype.insert(name);
+        }
+    }
+    if (report.dtypeCheck.passed) {
+        for (Node& n : result.graph.nodes) {
+            if (const auto it = dtypes.params.find(n.name); n.isVariable() && it != dtypes.params.end()) {
+                n.attrs["__dtype__"] = std::to_string(static_cast<int>(it->second));
+            }
+        }
+    }
+    report.storedInTargetDtype.assign(result.storedInTargetDtype.begin(), result.storedInTargetDtype.end());
+    if (!result.storedInTargetDtype.empty()) {
+        // By name: variables of the same name share their entry in the .params file.
+        const std::unordered_set<std::string_view> stored(result.storedInTargetDtype.begin(),
+                                                          result.storedInTargetDtype.end());
+        for (NodeDecision& d : report.nodes) {
+            if (d.op.empty() && stored.count(d.name) != 0) {
+                d.dtype = target;
+            }
+        }
+    }
+}
+
+ConvertedDtypeInputs checkInputsFor(const ConversionOptions& options, std::set<std::string> pinned,
+                                    std::set<std::string> stored, const Graph& source) {
+    // Refinement of MXNet: an excluded variable is pinned to float32, never stored narrower.
+    for (const Node& n : source.nodes) {
+        if (n.isVariable() && options.excludedSymNames.count(n.name) != 0 && options.dataNames.count(n.name) == 0) {
+            pinned.insert(n.name);
+        }
+    }
+    return {options.dataNames, std::move(pinned), std::move(stored), options.lists.targetDtype,
+            options.castOptionalParams};
+}
+
+}  // namespace
 
 ConversionResult convertGraph(const Graph& source, const ConversionOptions& options) {
     checkInputs(source, options);
@@ -164,17 +270,39 @@ ConversionResult convertGraph(const Graph& source, const ConversionOptions& opti
     amp_detail::PassInput input{source, options, lists, rowPtr, reachable, options.lists.targetDtype};
     const DType target = options.lists.targetDtype;
 
-    ConversionResult result = convertOnce(input);
-    result.report.dtypeCheck = checkConvertedDtypes(result.graph, options.dataNames, result.storedInTargetDtype, target);
+    std::set<std::string> pinned, bookkept;
+    std::vector<std::pair<std::string, std::string>> shared;
+    ConversionResult result = convertOnce(input, pinned, bookkept, shared);
+    ConvertedDtypes dtypes = checkConvertedDtypes(result.graph, checkInputsFor(options, pinned, {}, source));
+    const std::map<std::string, DType> mxnetParams = dtypes.params;
+    finishResult(result, std::move(dtypes), target);
     if (result.report.dtypeCheck.passed || options.mode != ConversionMode::Typed) {
+        for (const auto& [param, reader] : shared) {
+            if (result.storedInTargetDtype.count(param) != 0) {
+                result.report.warnings.push_back(
+                    "cast_optional_params: '" + param + "' is stored in " + std::string(dtypeName(target)) +
+                    " as MXNet 1.9.1 stores it, although " + reader + " also reads it as it is (in " +
+                    std::string(dtypeName(target)) + ", then)");
+            }
+        }
         return result;
     }
-    // MXNet 1.9.1's own result is invalid (MXNet raises after its pass): do better than MXNet.
+    // MXNet 1.9.1's own result is invalid (MXNet raises after its pass, or its result cannot be
+    // bound): do better than MXNet. The repair run takes the parameters the first run kept in the
+    // target dtype as such, and so does its check: MXNet would infer them from their readers only
+    // where those are typed without them, and what is written is this result's own __dtype__ marks.
     input.repair = true;
-    input.storedInTarget = &result.storedInTargetDtype;
-    ConversionResult repaired = convertOnce(input);
-    repaired.report.dtypeCheck =
-        checkConvertedDtypes(repaired.graph, options.dataNames, repaired.storedInTargetDtype, target);
+    input.storedInTarget = &bookkept;
+    std::set<std::string> repairPinned, repairBookkept;
+    ConversionResult repaired = convertOnce(input, repairPinned, repairBookkept, shared);
+    dtypes = checkConvertedDtypes(repaired.graph, checkInputsFor(options, repairPinned, repairBookkept, source));
+    for (const auto& [name, t] : mxnetParams) {
+        const auto it = dtypes.params.find(name);
+        if (it != dtypes.params.end() && it->second != t) {
+            repaired.report.mxnetParamDifferences.push_back(name);
+        }
+    }
+    finishResult(repaired, std::move(dtypes), target);
     repaired.report.mxnetFailure = std::move(result.report.dtypeCheck.message);
     return repaired;
 }

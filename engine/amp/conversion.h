@@ -5,6 +5,7 @@
 // result is in NNVM's DFS order with MXNet's cast names, so a saved file diffs cleanly against
 // MXNet's own output. O(nodes + edges).
 
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -29,25 +30,27 @@ struct ConversionOptions {
     // Node names forced out of the lists: typed mode runs them in float32 (variables included),
     // classic mode copies them unchanged (MXNet's excluded_sym_names).
     std::set<std::string> excludedSymNames;
-    // Graph inputs that carry data rather than parameters; only used with castOptionalParams.
+    // Graph inputs that carry data rather than parameters (MXNet's data_names): float32 in the
+    // dtype check, no __dtype__ mark. Every other variable is a model parameter.
     std::set<std::string> dataNames{"data"};
-    // Typed mode only: store parameters read only by target-dtype ops in the target dtype instead of
-    // casting them at run time (MXNet's cast_optional_params).
+    // Store parameters in the dtype their readers use instead of casting them at run time (MXNet's
+    // cast_optional_params): typed mode leaves them uncast for target-dtype ops; both modes then
+    // apply MXNet's AMPInferUnknown to parameters whose dtype nothing decides.
     bool castOptionalParams = false;
 };
 
 struct ConversionResult {
     Graph graph;
     ConversionReport report;
-    // Variables whose values must be written in the target dtype (cast_optional_params); feed it to
-    // applyParamCasting(). Empty in classic mode and without castOptionalParams.
+    // Parameters whose values must be written in the target dtype (their __dtype__ mark, as MXNet
+    // sets it after its pass: mostly cast_optional_params, also a parameter a target-dtype op reads
+    // uncast, e.g. LeakyReLU's prelu gamma); feed it to applyParamCasting().
     std::set<std::string> storedInTargetDtype;
 };
 
 // Throws ConversionError; the source graph is not modified. Every result carries its dtype check
-// (report.dtypeCheck): MXNet's InferType over the converted graph as binding runs it, with the
-// data inputs (options.dataNames) float32, the parameters stored in the target dtype so, and
-// every variable nothing else decides float32. Typed mode first
+// (report.dtypeCheck, checkConvertedDtypes below) and, when it passes, MXNet's __dtype__ marks on
+// the model parameters. Typed mode first
 // converts as MXNet 1.9.1 does; where that result fails the check (MXNet's pass trusts a dtype it
 // believes an entry has while wiring the entry as it is; MXNet then raises after its pass, or its
 // result cannot be bound), it converts again with those reads
@@ -55,8 +58,28 @@ struct ConversionResult {
 // still fails (classic mode has no repair: it is MXNet 1.6.0's result) must not be saved.
 ConversionResult convertGraph(const Graph& source, const ConversionOptions& options);
 
-// The dtype check on its own, for any converted graph.
-DtypeCheck checkConvertedDtypes(const Graph& converted, const std::set<std::string>& dataNames,
-                                const std::set<std::string>& storedInTargetDtype, DType target);
+// What the dtype check needs besides the converted graph.
+struct ConvertedDtypeInputs {
+    std::set<std::string> dataNames;      // float32 data inputs (MXNet's data_names)
+    std::set<std::string> pinnedFloat32;  // parameters kept float32 whatever inference finds
+    std::set<std::string> storedInTarget;  // parameters known to be stored in the target dtype
+    DType target = DType::F16;
+    bool castOptionalParams = false;
+};
+
+struct ConvertedDtypes {
+    DtypeCheck check;
+    // Every model parameter (variable not in dataNames) and the dtype MXNet's convert_symbol marks
+    // it with (__dtype__), which convert_model casts the .params to. Empty when the check failed
+    // after the pass.
+    std::map<std::string, DType> params;
+};
+
+// The dtype check on its own, for any converted graph, as MXNet's convert_symbol and binding run
+// it: (1) InferType with the data float32 and the parameters free, as convert_symbol does after
+// its pass; (2) each parameter's dtype from that (float32 where unknown; with cast_optional_params,
+// MXNet's AMPInferUnknown first); (3) InferType afresh with every input's dtype known, as binding
+// the saved model does.
+ConvertedDtypes checkConvertedDtypes(const Graph& converted, const ConvertedDtypeInputs& inputs);
 
 }  // namespace ampstudio

@@ -105,25 +105,47 @@ NodeEntry ConversionPass::mappedOrCast(const NodeEntry& e, DType dtype, EntryMap
 }
 
 NodeId ConversionPass::addMulticast(NodeId id) {
-    for (const NodeEntry& e : sourceNode(id).inputs) {
-        m_planInputs.push_back(plainMirror(e));
+    const Node& n = sourceNode(id);
+    std::vector<NodeEntry> inputs;
+    inputs.reserve(n.inputs.size());
+    for (const NodeEntry& e : n.inputs) {
+        inputs.push_back(plainMirror(e));
     }
-    // The inputs are in place already; plan() appends none.
-    const NodeId mid = static_cast<NodeId>(m_plan.size());
     DType widest = DType::Unknown;
     if (m_in.repair) {
         // amp_multicast's outputs: the widest of its inputs, known when all of them are.
-        std::vector<DType> inputs;
-        for (auto it = m_planInputs.end() - static_cast<std::ptrdiff_t>(sourceNode(id).inputs.size());
-             it != m_planInputs.end(); ++it) {
-            inputs.push_back(actualDtype(*it));
+        std::vector<DType> dtypes;
+        for (const NodeEntry& e : inputs) {
+            dtypes.push_back(actualDtype(e));
         }
-        widest = widestDtype(inputs);
+        widest = widestDtype(dtypes);
+        // AMPMultiCastType fixes the outputs of the inputs it knows from what it knows when it
+        // first runs: a narrow input's output becomes narrow if the float32 input is a parameter
+        // that only a later sweep types, and binding then fails. Narrow inputs of a multicast that
+        // is float32 anyway are cast to float32 before it, so that it never chooses anything else.
+        // (Each cast is planned whole before the multicast's inputs are laid out.)
+        for (uint32_t i = 0; widest == DType::F32 && i < inputs.size(); ++i) {
+            if (dtypes[i] == m_in.target) {
+                inputs[i] = castMulticastInput(id, i, dtypes[i]);
+            }
+        }
     }
-    m_plan.push_back({PlannedKind::Multicast, widest, id, 0, 0});
-    m_inputBegin.push_back(static_cast<uint32_t>(m_planInputs.size()));
+    const NodeId mid = plan({PlannedKind::Multicast, widest, id, 0, 0}, inputs.data(), inputs.size());
     m_castPlanIds.push_back(mid);
     return mid;
+}
+
+NodeEntry ConversionPass::castMulticastInput(NodeId id, uint32_t i, DType has) {
+    const Node& n = sourceNode(id);
+    const NodeEntry& e = n.inputs[i];
+    MxnetDifference& d = m_report.mxnetDifferences.emplace_back();
+    appendCastName(n.inputs.front(), "_amp_multicast", d.node);
+    d.input = i;
+    appendCastName(e, "", d.source);
+    d.sourceDtype = has;
+    d.neededDtype = DType::F32;
+    appendCastName(e, "_amp_cast_float32", d.cast);
+    return mappedOrCast(e, DType::F32, m_fp32Map);
 }
 
 NodeId ConversionPass::appendCopy(NodeId id) {

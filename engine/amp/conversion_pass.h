@@ -82,6 +82,9 @@ private:
     NodeEntry mappedOrCast(const NodeEntry& e, DType dtype, EntryMap& map);
     // One amp_multicast over all inputs of the source node; input i is read from its output i.
     NodeId addMulticast(NodeId id);
+    // Repair mode: input i (of dtype `has`, the target dtype) of the multicast for source node `id`
+    // is read through a float32 cast (returned), recorded as a difference from MXNet 1.9.1.
+    NodeEntry castMulticastInput(NodeId id, uint32_t i, DType has);
     // Plans the copy of source node `id` with m_inputs as its inputs; returns its plan id.
     NodeId appendCopy(NodeId id);
     NodeId plan(const PlannedNode& node, const NodeEntry* inputs, std::size_t count);

@@ -116,6 +116,7 @@ std::string ConversionReport::toJson() const {
             }
             check["inputs"] = std::move(inputs);
             check["message"] = dtypeCheck.message;
+            check["stage"] = dtypeCheck.stage;
         }
         doc["dtype_check"] = std::move(check);
     }
@@ -132,6 +133,7 @@ std::string ConversionReport::toJson() const {
                                        {"cast", d.cast}});
         }
         mxnet["differences"] = std::move(differences);
+        mxnet["params_stored_differently"] = mxnetParamDifferences;
         doc["mxnet_1_9_1"] = std::move(mxnet);
     }
 

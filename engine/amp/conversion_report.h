@@ -91,6 +91,7 @@ struct DtypeCheck {
     std::string op;
     std::vector<DType> inputs;  // what it was given (Unknown where nothing was known)
     std::string message;        // "Convolution 'conv1' cannot take inputs (float32, float16, float16)"
+    std::string stage;          // "after the pass" (MXNet's convert_symbol raises) or "binding"
 };
 
 // Typed mode where MXNet 1.9.1's own result fails its dtype check: one input that is wired
@@ -139,6 +140,9 @@ struct ConversionReport {
     // differently from MXNet to give a valid graph instead.
     std::string mxnetFailure;
     std::vector<MxnetDifference> mxnetDifferences;
+    // ... and the parameters whose __dtype__ differs from MXNet's marks for its own result (MXNet
+    // infers them after its pass; the repair keeps those it stores in the target dtype so).
+    std::vector<std::string> mxnetParamDifferences;
 
     // computeNodesInTarget / computeNodes (0 for a graph without compute nodes).
     double targetShare() const;

@@ -364,7 +364,8 @@ void ConversionPass::noteActualOutputs(NodeId id) {
     if (n.isVariable()) {
         // As the graph is bound: parameters stored in the target dtype so, everything else (data
         // and the .params) float32.
-        const bool stored = m_in.storedInTarget != nullptr && m_in.storedInTarget->count(n.name) != 0;
+        const bool stored = m_in.storedInTarget != nullptr && m_in.storedInTarget->count(n.name) != 0 &&
+                            m_paramsAsData.count(n.name) == 0;
         outputs[0] = stored ? m_in.target : DType::F32;
         return;
     }

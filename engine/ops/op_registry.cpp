@@ -453,19 +453,36 @@ TypeInference OpRegistry::typeInference(const Node& node, std::vector<DType>& in
         }
         return known(in) ? Complete : Incomplete;
     }
-    // amp_multicast: every output is the widest input type (narrowest with cast_narrow=True); only
-    // known when every input is.
+    // amp_multicast: MXNet 1.9.1's AMPMultiCastType, literally, because binding depends on its
+    // quirks. The common type is chosen from what is known *now*: input 0's dtype (unknown stays
+    // unknown), float32 as soon as any input or output is float32 (cast_narrow: float32 unless some
+    // slot is float16, else bfloat16). Every float input's output gets that type at once, so an
+    // input typed only in a later sweep (a free parameter) can contradict an output already fixed
+    // narrow: MXNet then refuses the graph, and so must the dtype check. Non-float and unknown
+    // inputs pass through; nothing is inferred backwards.
     if (op == "amp_multicast") {
-        if (in.empty() || !known(in)) {
-            return Incomplete;
+        if (in.size() != out.size()) {
+            return Conflict;  // MXNet's CHECK_EQ on num_outputs
         }
-        DType chosen = widestDtype(in);
-        if (attrIs(node, "cast_narrow", "true")) {
-            for (DType t : in) {
-                chosen = floatRank(t) < floatRank(chosen) ? t : chosen;
+        const bool narrow = attrIs(node, "cast_narrow", "true");
+        DType chosen = narrow ? DType::F32 : (in.empty() ? DType::Unknown : in[0]);
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            auto either = [&](DType t) { return in[i] == t || out[i] == t; };
+            if (!narrow && either(DType::F32)) {
+                chosen = DType::F32;
+            } else if (narrow && either(DType::F16)) {
+                chosen = DType::F16;
+            } else if (narrow && either(DType::BF16)) {
+                chosen = DType::BF16;
             }
         }
-        return std::all_of(out.begin(), out.end(), [&](DType& o) { return assign(o, chosen); }) ? Complete : Conflict;
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            const DType t = isFloat(in[i]) && in[i] != DType::F64 ? chosen : in[i];
+            if (t != DType::Unknown && !assign(out[i], t)) {
+                return Conflict;
+            }
+        }
+        return known(in) ? Complete : Incomplete;
     }
     // BatchNorm family: data and output in the data type; gamma, beta, moving statistics and the
     // mean/var outputs in float32 (float64 for float64 data), as cuDNN and MKLDNN require.

@@ -236,7 +236,7 @@ class Tester:
             res["diff"] = compare(json.loads(mx["json"]), json.loads(amp["json"]))
             if res["diff"] is None:
                 res["aux"] = compare_aux(json.loads(mx["json"]), json.loads(amp["json"]), case, amp["report"])
-            res["params"] = compare_params(json.loads(mx["json"]), case, amp["report"])
+            res["params"] = compare_params(json.loads(mx["json"]), json.loads(amp["json"]), case, amp["report"])
         res["category"], res["signature"], res["detail"] = classify(case, res)
         return res
 
@@ -358,20 +358,29 @@ def compare_aux(mx, am, case, report):
     return out
 
 
-def compare_params(mx, case, report):
-    """The parameters stored in the target dtype. MXNet marks every model parameter with __dtype__
-    (its inferred dtype after the pass; with cast_optional_params also what AMPInferUnknown decides)
-    and convert_model casts the arrays to it; ampstudio lists them in the report's
-    stored_in_target_dtype."""
+def compare_params(mx, am, case, report):
+    """The parameters' dtypes. MXNet marks every model parameter with __dtype__ (its inferred dtype
+    after the pass; with cast_optional_params also what AMPInferUnknown decides) and convert_model
+    casts the arrays to it; ampstudio writes the same marks and lists those in the target dtype in
+    the report's stored_in_target_dtype (which must agree with its marks)."""
     out = []
-    if True:
-        code = {"float16": "2", "bfloat16": "12"}[case.dtype]
-        mx_stored = sorted(n["name"] for n in mx["nodes"]
-                           if n["op"] == "null" and (n.get("attrs") or {}).get("__dtype__") == code)
-        am_stored = sorted(report.get("stored_in_target_dtype", []))
-        if mx_stored != am_stored:
-            out.append("stored in %s: MXNet (__dtype__) only %s, ampstudio (report) only %s" % (
-                case.dtype, sorted(set(mx_stored) - set(am_stored))[:6], sorted(set(am_stored) - set(mx_stored))[:6]))
+    code = {"float16": "2", "bfloat16": "12"}[case.dtype]
+
+    def marks(g):
+        return {n["name"]: (n.get("attrs") or {}).get("__dtype__") for n in g["nodes"] if n["op"] == "null"}
+    mx_marks, am_marks = marks(mx), marks(am)
+    mx_stored = sorted(k for k, v in mx_marks.items() if v == code)
+    am_stored = sorted(k for k, v in am_marks.items() if v == code)
+    if mx_stored != am_stored:
+        out.append("stored in %s: MXNet (__dtype__) only %s, ampstudio (__dtype__) only %s" % (
+            case.dtype, sorted(set(mx_stored) - set(am_stored))[:6], sorted(set(am_stored) - set(mx_stored))[:6]))
+    elif mx_marks != am_marks:
+        diff = sorted(k for k in set(mx_marks) | set(am_marks) if mx_marks.get(k) != am_marks.get(k))
+        out.append("__dtype__ marks differ: %s" % ", ".join(
+            "%s MXNet %s ampstudio %s" % (k, mx_marks.get(k), am_marks.get(k)) for k in diff[:4]))
+    if sorted(report.get("stored_in_target_dtype", [])) != am_stored:
+        out.append("ampstudio's report lists %s in %s, its __dtype__ marks %s" % (
+            sorted(report.get("stored_in_target_dtype", []))[:6], case.dtype, am_stored[:6]))
     return out
 
 
@@ -470,8 +479,9 @@ def classify(case, res):
         return "invalid", ("invalid", norm), "ampstudio output invalid: " + (res["valid"].get("error") or "")[:300]
     if res.get("params"):
         p = res["params"][0]
-        kind = "mxnet-only" if "ampstudio (report) only []" in p else (
-            "ampstudio-only" if "MXNet (__dtype__) only []" in p else "both")
+        kind = "mxnet-only" if "ampstudio (__dtype__) only []" in p else (
+            "ampstudio-only" if "MXNet (__dtype__) only []" in p else
+            "marks" if p.startswith("__dtype__") else "report" if p.startswith("ampstudio's report") else "both")
         return "params", ("params", kind), p
     if res.get("aux"):
         return "aux", ("aux", res["aux"][0].split(":")[0]), "; ".join(res["aux"])
