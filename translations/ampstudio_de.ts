@@ -758,8 +758,8 @@
         <translation>%1 steht in conditional_fp32_ops und hat %2: Der Knoten läuft in float32.</translation>
     </message>
     <message>
-        <source>Excluded by name: assumed float32 and never stored in the target dtype.</source>
-        <translation>Per Name ausgeschlossen: wird als float32 angenommen und nie im Ziel-dtype gespeichert.</translation>
+        <source>Excluded by name: its readers take it as float32 (with cast_optional_params, MXNet may still store it in the target dtype when a target-dtype op reads it).</source>
+        <translation>Per Name ausgeschlossen: Seine Leser nehmen ihn als float32 (mit cast_optional_params kann MXNet ihn dennoch im Ziel-dtype speichern, wenn eine Ziel-dtype-Operation ihn liest).</translation>
     </message>
     <message>
         <source>Excluded by name: runs in float32.</source>

@@ -324,7 +324,7 @@ QString reasonText(const NodeDecision& d, const QString& role) {
         case DecisionRule::Excluded:
             if (d.precision == NodePrecision::Variable) {
                 return NodeInspector::tr(
-                    "Excluded by name: assumed float32 and never stored in the target dtype.");
+                    "Excluded by name: its readers take it as float32 (with cast_optional_params, MXNet may still store it in the target dtype when a target-dtype op reads it).");
             }
             return d.precision == NodePrecision::Float32
                        ? NodeInspector::tr("Excluded by name: runs in float32.")

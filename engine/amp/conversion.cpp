@@ -249,13 +249,7 @@ void finishResult(ConversionResult& result, ConvertedDtypes dtypes, DType target
 }
 
 ConvertedDtypeInputs checkInputsFor(const ConversionOptions& options, std::set<std::string> pinned,
-                                    std::set<std::string> stored, const Graph& source) {
-    // Refinement of MXNet: an excluded variable is pinned to float32, never stored narrower.
-    for (const Node& n : source.nodes) {
-        if (n.isVariable() && options.excludedSymNames.count(n.name) != 0 && options.dataNames.count(n.name) == 0) {
-            pinned.insert(n.name);
-        }
-    }
+                                    std::set<std::string> stored) {
     return {options.dataNames, std::move(pinned), std::move(stored), options.lists.targetDtype,
             options.castOptionalParams};
 }
@@ -273,10 +267,17 @@ ConversionResult convertGraph(const Graph& source, const ConversionOptions& opti
     std::set<std::string> pinned, bookkept;
     std::vector<std::pair<std::string, std::string>> shared;
     ConversionResult result = convertOnce(input, pinned, bookkept, shared);
-    ConvertedDtypes dtypes = checkConvertedDtypes(result.graph, checkInputsFor(options, pinned, {}, source));
+    ConvertedDtypes dtypes = checkConvertedDtypes(result.graph, checkInputsFor(options, pinned, {}));
     const std::map<std::string, DType> mxnetParams = dtypes.params;
     finishResult(result, std::move(dtypes), target);
     if (result.report.dtypeCheck.passed || options.mode != ConversionMode::Typed) {
+        for (const std::string& name : result.storedInTargetDtype) {
+            if (options.excludedSymNames.count(name) != 0) {
+                result.report.warnings.push_back("'" + name + "' is excluded but stored in " +
+                                                 std::string(dtypeName(target)) +
+                                                 ", as MXNet stores a parameter its readers take in that dtype");
+            }
+        }
         for (const auto& [param, reader] : shared) {
             if (result.storedInTargetDtype.count(param) != 0) {
                 result.report.warnings.push_back(
@@ -295,7 +296,7 @@ ConversionResult convertGraph(const Graph& source, const ConversionOptions& opti
     input.storedInTarget = &bookkept;
     std::set<std::string> repairPinned, repairBookkept;
     ConversionResult repaired = convertOnce(input, repairPinned, repairBookkept, shared);
-    dtypes = checkConvertedDtypes(repaired.graph, checkInputsFor(options, repairPinned, repairBookkept, source));
+    dtypes = checkConvertedDtypes(repaired.graph, checkInputsFor(options, repairPinned, repairBookkept));
     for (const auto& [name, t] : mxnetParams) {
         const auto it = dtypes.params.find(name);
         if (it != dtypes.params.end() && it->second != t) {

@@ -46,7 +46,7 @@ std::string NodeDecision::reason() const {
             return std::string("conditional FP32: ").append(detail);
         case DecisionRule::Excluded:
             if (precision == NodePrecision::Variable) {
-                return "excluded by name; assumed float32 and never stored in the target dtype";
+                return "excluded by name; its readers take it as float32 (with cast_optional_params MXNet may still store it narrower)";
             }
             return precision == NodePrecision::Float32 ? "excluded by name; runs in float32"
                                                        : "excluded by name; inputs pass through";

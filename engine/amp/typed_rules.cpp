@@ -86,10 +86,9 @@ bool ConversionPass::isOptionalParam(const NodeEntry& e) const {
         return false;
     }
     const std::string& name = sourceNode(e.node).name;
-    // Refinement of MXNet 1.9.1: an excluded variable is pinned to float32, so it is never stored in
-    // the target dtype; it is cast like data instead.
-    return m_in.options.dataNames.count(name) == 0 && m_paramsAsData.count(name) == 0 &&
-           !m_in.lists.isExcluded(name);
+    // As MXNet 1.9.1: an excluded parameter is no exception (the report warns when it ends up stored
+    // in the target dtype).
+    return m_in.options.dataNames.count(name) == 0 && m_paramsAsData.count(name) == 0;
 }
 
 void ConversionPass::typedTarget(NodeId id) {

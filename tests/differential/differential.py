@@ -665,7 +665,19 @@ def write_case_dir(path, case, res, full):
             f.write(mx["json"].rstrip("\n") + "\n")
     else:
         with open(os.path.join(path, "mxnet-error.txt"), "w") as f:
-            f.write((mx.get("error") or "").strip() + "\n")
+            # without MXNet's log timestamps, so that a refresh changes only what changed
+            f.write(re.sub(r"\[\d\d:\d\d:\d\d\] ", "", (mx.get("error") or "").strip()) + "\n")
+    expected = fixture_expectation(case, res)
+    with open(os.path.join(path, "expected.json"), "w") as f:
+        json.dump(expected, f, indent=2)
+        f.write("\n")
+    golden = os.path.join(path, "ampstudio-symbol.json")
+    if expected["ampstudio"] == "valid":
+        # Verified by MXNet 1.9.1 just now: the C++ test compares ampstudio's output with it.
+        with open(golden, "w") as f:
+            f.write(res["amp"]["json"].rstrip("\n") + "\n")
+    elif os.path.exists(golden) and not full:
+        os.remove(golden)
     if full:  # --keep: everything needed to look at it
         amp = res["amp"]
         if amp.get("json"):
@@ -680,6 +692,70 @@ def write_case_dir(path, case, res, full):
                 f.write("\nvalidity (MXNet 1.9.1 infer_type): %s\n" % json.dumps(res["valid"]))
             if res.get("aux"):
                 f.write("\nother differences: %s\n" % "; ".join(res["aux"]))
+
+
+def fixture_expectation(case, res):
+    """What the C++ fixture test (tests/engine/test_mxnet_fixtures.cpp) expects of ampstudio on a
+    fixture, as MXNet judged it when the fixture was written:
+    mxnet      "ok" (its output passes its own infer_type and binds), "invalid" (it returned an
+               output that does not), "failed" (convert_symbol raised)
+    ampstudio  "equal" (valid, and the same graph as MXNet's, __dtype__ marks included), "valid"
+               (passes MXNet 1.9.1's infer_type with its own __dtype__ marks and binds, but is not
+               MXNet's graph: ampstudio-symbol.json holds it), "refused" (exit 2), "invalid"
+               (exit 0 with an output MXNet 1.9.1 rejects: a defect the C++ test reports)"""
+    mx, amp = res["mx"], res["amp"]
+    if not mx.get("ok"):
+        mxnet = "failed"
+    elif res["mx_valid"].get("ok") and res["mx_bind"].get("ok"):
+        mxnet = "ok"
+    else:
+        mxnet = "invalid"
+    if amp["rc"] == 2:
+        ampstudio = "refused"
+    elif amp["rc"] != 0 or not (res.get("valid", {}).get("ok") and res.get("bind", {}).get("ok")):
+        ampstudio = "invalid"
+    elif mxnet == "ok" and res.get("diff") is None and not res.get("params"):
+        ampstudio = "equal"
+    else:
+        ampstudio = "valid"
+    out = {"mxnet": mxnet, "ampstudio": ampstudio, "category": res["category"], "detail": res["detail"][:400]}
+    if "valid160" in res:
+        out["ampstudio_valid_in_mxnet_1_6_0"] = bool(res["valid160"].get("ok"))
+    return out
+
+
+def load_fixture_case(path):
+    """A fixture folder back into a Case (options.json + source-symbol.json)."""
+    with open(os.path.join(path, "options.json")) as f:
+        o = json.load(f)
+    with open(os.path.join(path, "source-symbol.json")) as f:
+        symbol = json.load(f)
+    return Case(os.path.basename(path), symbol, o["data_names"], o["excluded_sym_names"], o["mode"],
+                o["target_dtype"], o["cast_optional_params"], "fixture")
+
+
+def refresh_fixtures(tester, d):
+    """Re-runs every fixture in `d` with today's MXNet workers and ampstudio-cli and rewrites MXNet's
+    result and the expectations (expected.json, ampstudio-symbol.json)."""
+    counts = collections.Counter()
+    details = {}
+    for name in sorted(os.listdir(d)):
+        path = os.path.join(d, name)
+        if not os.path.isfile(os.path.join(path, "options.json")):
+            continue
+        case = load_fixture_case(path)
+        res = tester.run(case)
+        for stale in ("mxnet-symbol.json", "mxnet-error.txt"):
+            if os.path.exists(os.path.join(path, stale)):
+                os.remove(os.path.join(path, stale))
+        write_case_dir(path, case, res, full=False)
+        e = fixture_expectation(case, res)
+        counts[(e["mxnet"], e["ampstudio"])] += 1
+        details[name] = res["detail"] or "equal"
+        print("%-90s mxnet %-7s ampstudio %s" % (name, e["mxnet"], e["ampstudio"]))
+    write_fixture_index(d, details)
+    print("\n".join("%4d  mxnet %s, ampstudio %s" % (n, k[0], k[1]) for k, n in sorted(counts.items())))
+    return counts
 
 
 # ----------------------------------------------------------------------------------------------
@@ -728,6 +804,8 @@ def main():
     ap.add_argument("--keep", metavar="DIR", help="write every disagreeing case (unshrunk) here")
     ap.add_argument("--write-fixtures", metavar="DIR",
                     help="shrink disagreements into fixture folders here (a few per kind)")
+    ap.add_argument("--refresh-fixtures", metavar="DIR",
+                    help="re-run the fixtures in DIR, rewrite MXNet's results and expected.json, and stop")
     ap.add_argument("--fixtures-per-kind", type=int, default=2,
                     help="fixtures per (run, kind of disagreement) (default 2)")
     ap.add_argument("--shrink-budget", type=int, default=1500, help="evaluations per shrink (default 1500)")
@@ -751,6 +829,10 @@ def main():
     tester = Tester(args)
     t0 = time.time()
     lists_text = export_lists_160(tester)
+    if args.refresh_fixtures:
+        counts = refresh_fixtures(tester, args.refresh_fixtures)
+        tester.close()
+        sys.exit(1 if any(k[1] == "invalid" for k in counts) else 0)
 
     graphs = []
     for size in sizes:
@@ -893,24 +975,31 @@ def write_fixture_index(d, details=None):
                 nodes = len(json.load(f)["nodes"])
         except (OSError, ValueError):
             continue
-        mx = "mxnet-error.txt" if os.path.exists(os.path.join(p, "mxnet-error.txt")) else "mxnet-symbol.json"
+        try:
+            with open(os.path.join(p, "expected.json")) as f:
+                e = json.load(f)
+            mx, amp = e["mxnet"], e["ampstudio"]
+        except (OSError, ValueError, KeyError):
+            mx, amp = "?", "?"
         what = details.get(name, old.get(name, "")).replace("|", "/").replace("\n", " ")
         what = re.sub(r"\[\d\d:\d\d:\d\d\] ", "", what)
-        rows.append("| `%s` | %s %s%s | %d | %s | %s |" % (
+        rows.append("| `%s` | %s %s%s | %d | %s | %s | %s |" % (
             name, opts["mode"], opts["target_dtype"], " cast_optional_params" if opts["cast_optional_params"] else "",
-            nodes, mx, what[:400]))
+            nodes, mx, amp, what[:400]))
     with open(index, "w") as f:
         f.write("# MXNet differential fixtures\n\n"
                 "Written by `tests/differential/differential.py --write-fixtures` (random graphs, shrunk, on which\n"
-                "AMP Studio and MXNet disagreed, or MXNet itself failed; see tests/differential/README.md). Each\n"
-                "folder: `source-symbol.json`, `options.json` (mode, target_dtype, excluded_sym_names, data_names,\n"
-                "cast_optional_params, lists: `mxnet-1.9.1-<dtype>` = MXNet 1.9.1's defaults, `mxnet-1.6.0-float16` =\n"
-                "`%s` here, used with `--lists` for classic runs), and MXNet's result:\n"
-                "`mxnet-symbol.json` (`tojson(remove_amp_cast=False)`; MXNet 1.9.1 for typed, 1.6.0 for classic)\n"
-                "or `mxnet-error.txt` (first lines of the error) when MXNet's convert_symbol raised. The last\n"
-                "column is what the tester saw with the ampstudio-cli of the day ('valid' = passes MXNet 1.9.1's\n"
-                "infer_type with the data names float32 and the report's stored_in_target_dtype in the target dtype).\n\n"
-                "| fixture | run | source nodes | MXNet | what the tester saw |\n|---|---|---:|---|---|\n" % FIXTURE_LISTS_NAME)
+                "AMP Studio and MXNet disagreed, or MXNet itself failed) and brought up to date with\n"
+                "`--refresh-fixtures`; see tests/differential/README.md. Each folder: `source-symbol.json`,\n"
+                "`options.json` (mode, target_dtype, excluded_sym_names, data_names, cast_optional_params, lists:\n"
+                "`mxnet-1.9.1-<dtype>` = MXNet 1.9.1's defaults, `mxnet-1.6.0-float16` = `%s` here, used with\n"
+                "`--lists` for classic runs), MXNet's result: `mxnet-symbol.json` (`tojson(remove_amp_cast=False)`;\n"
+                "MXNet 1.9.1 for typed, 1.6.0 for classic) or `mxnet-error.txt` when its convert_symbol raised, and\n"
+                "`expected.json`: how MXNet's result fared (ok / invalid: fails its own infer_type or binding /\n"
+                "failed) and what AMP Studio must do (equal: MXNet's graph, __dtype__ marks included; valid: a\n"
+                "graph MXNet 1.9.1 accepts, kept in `ampstudio-symbol.json`; refused: exit 2). The C++ test\n"
+                "`tests/engine/test_mxnet_fixtures.cpp` checks every folder. The last column is the tester's note.\n\n"
+                "| fixture | run | source nodes | MXNet | AMP Studio | note |\n|---|---|---:|---|---|---|\n" % FIXTURE_LISTS_NAME)
         f.write("\n".join(rows) + "\n")
 
 
