@@ -102,7 +102,8 @@ nlohmann::json toJson(const TensorDifference& d) {
             {"finite_pairs", d.finitePairs},
             {"elements", d.elements},
             {"non_finite", d.nonFinite},
-            {"reference_non_finite", d.referenceNonFinite}};
+            {"reference_non_finite", d.referenceNonFinite},
+            {"reference_max_abs", d.referenceMaxAbs}};
 }
 
 void printDifference(const TensorDifference& d) {
@@ -177,6 +178,22 @@ int runCompare(const CompareArgs& args) {
                 std::cout << "WARNING: the float32 reference output '" << d.name << "' has " << d.referenceNonFinite
                           << " inf/NaN of " << d.elements << " values; the figures below cover the " << d.finitePairs
                           << " finite pairs only: reference not finite\n";
+            }
+        }
+        // A reference below float16's normal range cannot survive a float16 conversion; said first too,
+        // so that a cosine of 0 is not read as a broken conversion.
+        const bool hasFloat16 = std::any_of(converted.nodes.begin(), converted.nodes.end(), [](const Node& n) {
+            const std::string* dtype = n.attr("dtype");
+            return (n.op == "amp_cast" || n.op == "Cast") && dtype != nullptr && *dtype == "float16";
+        });
+        for (const TensorDifference& d : result.outputs) {
+            if (hasFloat16 && d.referenceFinite() && d.referenceBelowFloat16()) {
+                std::cout << "WARNING: the float32 reference output '" << d.name << "' is tiny (max |r| = "
+                          << d.referenceMaxAbs << ", below float16's smallest normal 6.1e-05): float16 keeps few or "
+                          << "no digits of such values"
+                          << (params ? "" : "; with seeded parameters activations can vanish with depth, so compare "
+                                            "with the model's real parameters (--params)")
+                          << '\n';
             }
         }
         std::cout << "  " << std::left << std::setw(36) << "output" << std::right << std::setw(14) << "shape"

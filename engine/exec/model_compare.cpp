@@ -97,6 +97,7 @@ TensorDifference compareArrays(const std::vector<float>& reference, const std::v
         nr += r * r;
         nc += c * c;
     }
+    d.referenceMaxAbs = maxRef;
     d.maxRelError = maxRef > 0.0 ? d.maxAbsError / maxRef : (d.maxAbsError > 0.0 ? INFINITY : 0.0);
     if (d.finitePairs == 0) {
         // Nothing to compare (e.g. the reference is all inf): no figure may look like agreement.

@@ -38,6 +38,12 @@ struct TensorDifference {
     int64_t referenceNonFinite = 0;
     int64_t finitePairs = 0;  // elements where both values are finite: what the figures cover
     int64_t elements = 0;
+    double referenceMaxAbs = 0.0;  // max |r| over the finite pairs: the reference's scale
+
+    // The reference's values are all below float16's smallest normal (6.1e-5) though not all zero:
+    // float16 keeps few or no digits of them, whatever the conversion does (seeded parameters make
+    // activations vanish with depth in some networks; real parameters do not).
+    bool referenceBelowFloat16() const { return referenceMaxAbs > 0.0 && referenceMaxAbs < 6.103515625e-05; }
 
     bool referenceFinite() const { return referenceNonFinite == 0; }
     // "reference not finite", "converted not finite" or "ok".

@@ -93,6 +93,15 @@ private slots:
         const TensorDifference fromZero = compareArrays({0.0f}, {1e-3f});
         QVERIFY(std::isinf(fromZero.maxRelError));
         QCOMPARE(fromZero.cosine, 0.0);
+
+        // The reference's scale, and whether float16 can hold it at all (smallest normal 2^-14).
+        QCOMPARE(d.referenceMaxAbs, 4.0);
+        QVERIFY(!d.referenceBelowFloat16());
+        const TensorDifference tiny = compareArrays({2e-11f, -3e-11f}, {0.0f, 0.0f});
+        QCOMPARE(tiny.referenceMaxAbs, double(3e-11f));
+        QVERIFY(tiny.referenceBelowFloat16());
+        QVERIFY(!zeros.referenceBelowFloat16());
+        QVERIFY(!compareArrays({6.2e-5f}, {6.2e-5f}).referenceBelowFloat16());
     }
 
     void aModelMatchesItself() {
