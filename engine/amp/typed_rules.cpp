@@ -374,7 +374,7 @@ void ConversionPass::noteActualOutputs(NodeId id) {
         in.push_back(actualDtype(e));
     }
     std::vector<DType> out(n.numOutputs, DType::Unknown);
-    if (m_registry.typeInference(n, in, out) != TypeInference::Conflict) {
+    if (m_registry.typeInference(n, in, out, false) != TypeInference::Conflict) {
         std::copy(out.begin(), out.end(), outputs);
     }
 }

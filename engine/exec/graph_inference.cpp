@@ -116,7 +116,9 @@ void inferShapes(const Graph& graph, EntryTable& table) {
 // outputs must end up known.
 void inferTypes(const Graph& graph, EntryTable& table) {
     auto propagate = [&] {
-        if (const auto conflict = propagateDtypes(graph, table.rowPtr, table.dtypes)) {
+        // Our runtime types every variable in the end: an op whose input is not typed yet waits
+        // (MXNet's FInferType would throw for some; the conversion's dtype check models that).
+        if (const auto conflict = propagateDtypes(graph, table.rowPtr, table.dtypes, false)) {
             throw OpError(graph.nodes[conflict->node],
                           "input dtypes (" + dtypeList(conflict->inputs) + ") are not valid for this op");
         }
@@ -145,7 +147,7 @@ void inferTypes(const Graph& graph, EntryTable& table) {
             inNames += (inNames.empty() ? "" : ", ") + std::string(dtypeName(table.dtype(e)));
         }
         out.assign(table.dtypes.begin() + table.rowPtr[n], table.dtypes.begin() + table.rowPtr[n] + node.numOutputs);
-        const bool ok = OpRegistry::instance().typeInference(node, in, out) != TypeInference::Conflict;
+        const bool ok = OpRegistry::instance().typeInference(node, in, out, false) != TypeInference::Conflict;
         if (!ok || std::count(out.begin(), out.end(), DType::Unknown) != 0) {
             throw OpError(node, "input dtypes (" + inNames + ") are not valid for this op");
         }

@@ -103,6 +103,13 @@ DtypeRule parseRule(const nlohmann::json& j, bool hasFInferType) {
             }
         }
     }
+    auto threw = [&](const char* key) {
+        const auto p = j.find(key);
+        return p != j.end() && p->is_object() && p->contains("error");
+    };
+    rule.throwsWhileNothingKnown = threw("all_unknown");
+    rule.throwsWhileInput0Unknown =
+        rule.throwsWhileNothingKnown && (j.value("num_inputs_probed", 0) == 1 || threw("first_unknown"));
     const auto m = j.find("mixed");
     if (m == j.end()) {
         return rule;
@@ -209,7 +216,7 @@ const DtypeRule* findDtypeRule(const Node& node, std::string_view canonicalOp) {
 }
 
 TypeInference applyDtypeRule(const DtypeRule& rule, const Node& node, std::vector<DType>& in,
-                             std::vector<DType>& out) {
+                             std::vector<DType>& out, bool untypedInputThrows) {
     using enum TypeInference;
     auto allKnown = [&] {
         return std::none_of(in.begin(), in.end(), [](DType t) { return t == DType::Unknown; }) &&
@@ -231,6 +238,15 @@ TypeInference applyDtypeRule(const DtypeRule& rule, const Node& node, std::vecto
         std::fill(in.begin(), in.end(), def);
         std::fill(out.begin(), out.end(), def);
         return Complete;
+    }
+
+    if (untypedInputThrows && !in.empty() && in[0] == DType::Unknown) {
+        const bool nothingKnown =
+            std::all_of(in.begin(), in.end(), [](DType t) { return t == DType::Unknown; }) &&
+            std::all_of(out.begin(), out.end(), [](DType t) { return t == DType::Unknown; });
+        if (rule.throwsWhileInput0Unknown || (nothingKnown && rule.throwsWhileNothingKnown)) {
+            return Conflict;  // MXNet's FInferType throws here, and its InferType fails
+        }
     }
 
     // An output's rule as it applies to this node (Attr resolved to its attribute or its fallback).

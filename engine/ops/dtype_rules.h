@@ -57,6 +57,12 @@ struct DtypeRule {
     // The float dtypes input 0 may have (legacy ops such as InstanceNorm take float32 only); empty
     // when the probe could not tell, and then nothing is refused.
     std::vector<DType> firstInputAccepts;
+    // FInferType throws when called while input 0 is untyped (Dropout: "input type to dropout is
+    // not specified"; Embedding, LRN, RNN ...), or while nothing at all is typed (BilinearSampler).
+    // Graph-level InferType calls it so on a node whose inputs no earlier node typed, and the
+    // throw fails the whole inference.
+    bool throwsWhileInput0Unknown = false;
+    bool throwsWhileNothingKnown = false;
 };
 
 // DtypeRule::firstInput's slot for input 0's dtype: 0 float16, 1 bfloat16, 2 float32, -1 otherwise.
@@ -68,7 +74,8 @@ const DtypeRule* findDtypeRule(const Node& node, std::string_view canonicalOp);
 
 // Applies a rule as MXNet's InferType applies the op's FInferType (or, without one, its default
 // SameType, which overwrites every slot with the first known output's dtype, else input's).
+// `untypedInputThrows`: see OpRegistry::typeInference.
 TypeInference applyDtypeRule(const DtypeRule& rule, const Node& node, std::vector<DType>& in,
-                             std::vector<DType>& out);
+                             std::vector<DType>& out, bool untypedInputThrows = true);
 
 }  // namespace ampstudio

@@ -26,7 +26,7 @@ std::string DtypeConflict::describe(const Graph& graph) const {
 }
 
 std::optional<DtypeConflict> propagateDtypes(const Graph& graph, const std::vector<uint32_t>& rowPtr,
-                                             std::vector<DType>& dtypes) {
+                                             std::vector<DType>& dtypes, bool untypedInputThrows) {
     const OpRegistry& registry = OpRegistry::instance();
     std::vector<DType> in, out;
     std::optional<DtypeConflict> conflict;
@@ -44,7 +44,7 @@ std::optional<DtypeConflict> propagateDtypes(const Graph& graph, const std::vect
         out.assign(dtypes.begin() + rowPtr[id], dtypes.begin() + rowPtr[id] + node.numOutputs);
         const std::vector<DType> inBefore = in;
         const std::vector<DType> outBefore = out;
-        if (registry.typeInference(node, in, out) == TypeInference::Conflict) {
+        if (registry.typeInference(node, in, out, untypedInputThrows) == TypeInference::Conflict) {
             conflict = DtypeConflict{id, inBefore, outBefore};
             return false;
         }

@@ -38,8 +38,9 @@ struct GraphDtypes {
 
 // Sweeps until nothing changes. `dtypes` (per entry, indexed by `rowPtr`) holds what is known on
 // entry and everything inferred on return; returns the first contradiction found, if any.
+// `untypedInputThrows`: see OpRegistry::typeInference (true: as MXNet's InferType).
 std::optional<DtypeConflict> propagateDtypes(const Graph& graph, const std::vector<uint32_t>& rowPtr,
-                                             std::vector<DType>& dtypes);
+                                             std::vector<DType>& dtypes, bool untypedInputThrows = true);
 
 // The whole inference from the dtypes of some variables, by name (names not in the graph are ignored).
 GraphDtypes inferGraphDtypes(const Graph& graph, const std::map<std::string, DType>& variables);

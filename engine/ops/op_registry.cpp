@@ -411,7 +411,8 @@ std::optional<std::vector<std::string>> OpRegistry::inputNames(const Node& node)
     return std::nullopt;
 }
 
-TypeInference OpRegistry::typeInference(const Node& node, std::vector<DType>& in, std::vector<DType>& out) const {
+TypeInference OpRegistry::typeInference(const Node& node, std::vector<DType>& in, std::vector<DType>& out,
+                                        bool untypedInputThrows) const {
     using enum TypeInference;
     if (node.isVariable()) {
         return Incomplete;
@@ -501,24 +502,35 @@ TypeInference OpRegistry::typeInference(const Node& node, std::vector<DType>& in
         }
         return ok ? Complete : Conflict;
     }
-    // Embedding: indices of any type; weight and output in the `dtype` attribute (float32 default).
+    // Embedding (MXNet 1.9.1's EmbeddingOpType): indices of any type; weight and output share one
+    // type, the `dtype` attribute (float32 default) only while neither is known. MXNet throws while
+    // the indices' type is unknown, which fails its InferType.
     if (op == "Embedding" || op == "_contrib_SparseEmbedding") {
-        const auto t = dtypeAttr("dtype", DType::F32);
+        if (in.size() != 2 || out.empty()) {
+            return Conflict;
+        }
+        if (in[0] == DType::Unknown) {
+            return untypedInputThrows ? Conflict : Incomplete;
+        }
+        std::optional<DType> t = dtypeAttr("dtype", DType::F32);
         if (!t) {
             return Incomplete;
         }
-        bool ok = in.size() < 2 || assign(in[1], *t);
-        for (DType& o : out) {
-            ok = ok && assign(o, *t);
+        if (in[1] != DType::Unknown && out[0] != DType::Unknown) {
+            if (in[1] != out[0]) {
+                return Conflict;
+            }
+            t = in[1];
+        } else if (in[1] != DType::Unknown || out[0] != DType::Unknown) {
+            t = in[1] != DType::Unknown ? in[1] : out[0];
         }
-        if (!ok) {
-            return Conflict;
-        }
-        return known(in) ? Complete : Incomplete;
+        in[1] = *t;
+        out[0] = *t;
+        return Complete;
     }
     // Everything else by MXNet 1.9.1's probed rules.
     if (const DtypeRule* rule = findDtypeRule(node, op)) {
-        return applyDtypeRule(*rule, node, in, out);
+        return applyDtypeRule(*rule, node, in, out, untypedInputThrows);
     }
     // An op MXNet 1.9.1 does not have: ElemwiseType, inputs and outputs share one type.
     DType t = DType::Unknown;

@@ -55,8 +55,12 @@ public:
     // (ops/dtype_rules.h): most ops make inputs and outputs one type; BatchNorm keeps
     // gamma/beta/statistics in float32, Cast/amp_cast output their `dtype`, index, shape and
     // condition inputs are free, and an op without FInferType gets MXNet's default (SameType). Ops
-    // MXNet does not know are ElemwiseType. A variable is Incomplete.
-    TypeInference typeInference(const Node& node, std::vector<DType>& in, std::vector<DType>& out) const;
+    // MXNet does not know are ElemwiseType. A variable is Incomplete. `untypedInputThrows`: where
+    // MXNet's FInferType throws because input 0 is untyped (DtypeRule::throwsWhileInput0Unknown),
+    // answer Conflict, as MXNet's InferType fails then (the dtype check models MXNet); false waits
+    // instead (our own executor, which types every variable in the end).
+    TypeInference typeInference(const Node& node, std::vector<DType>& in, std::vector<DType>& out,
+                                bool untypedInputThrows = true) const;
     // FInferType as the AMP pass calls it (in[0] known, the rest usually not): true when the op has
     // one, it types every output from what is given and nothing contradicts. False where MXNet's
     // returns false or throws (slice_like and take with only input 0 known), and for an op without

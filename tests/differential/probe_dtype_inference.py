@@ -76,6 +76,7 @@ VARIANTS = {
     "softmax": [{"use_length": "True"}],
     "RNN": [{"use_sequence_length": "True"}],
     "CTCLoss": [{"use_data_lengths": "True", "use_label_lengths": "True"}],
+    "topk": [{"ret_typ": "both"}, {"ret_typ": "value"}, {"ret_typ": "mask"}],
 }  # inputs for ops whose input count is set by key_var_num_args
 
 
@@ -227,12 +228,14 @@ class Worker:
             self.stage_out.write(json.dumps({"stage": what}) + "\n")
             self.stage_out.flush()
 
-    def call_infertype(self, s, n_in, n_out, first):
+    def call_infertype(self, s, n_in, n_out, first, rest=-1):
         self.stage("FInferType call (pass-style, in[0]=%s)" % DTYPE_NAMES[first])
         cap = max(n_in, n_out, 1) + 16
         it = (ctypes.c_int * cap)(*([-1] * cap))
         ot = (ctypes.c_int * cap)(*([-1] * cap))
         it[0] = first
+        for i in range(1, n_in):
+            it[i] = rest
         ni, no = ctypes.c_int(n_in), ctypes.c_int(n_out)
         err = ctypes.create_string_buffer(8192)
         r = self.shim.ampprobe_call_infertype(s.handle, ctypes.byref(ni), it, ctypes.byref(no),
@@ -330,6 +333,12 @@ class Worker:
         if finfer and n_in > 0:
             rec["from_first_input"] = {tn: self.call_infertype(s, n_in, n_out, tc)
                                       for tn, tc in PASS_TYPES}
+            # Graph-level InferType calls FInferType on nodes whose inputs are not typed yet; some
+            # ops throw then (Dropout: "input type to dropout is not specified"), and the throw
+            # fails the whole inference.
+            rec["all_unknown"] = self.call_infertype(s, n_in, n_out, -1)
+            if n_in > 1:
+                rec["first_unknown"] = self.call_infertype(s, n_in, n_out, -1, rest=0)
         rec["mixed"] = self.mixed(h, name, s, in_names, args, attrs)
         return rec
 
@@ -599,6 +608,8 @@ HEADER_FIELDS = {
     "num_inputs_probed": "node->inputs.size() of the probed node (arguments + auxiliary states) for attrs_probed.",
     "num_outputs_probed": "node->num_outputs() for attrs_probed (includes hidden outputs, e.g. BatchNorm's mean/var).",
     "attrs_probed": "attributes used to create the node: every required parameter filled with a plausible value, key_var_num_args set to %d, plus per-op overrides (see OP_OVERRIDES in the script). Type inference ignores shapes, so values only need to parse." % VARIADIC_COUNT,
+    "all_unknown": "the same call with every input and output unknown (-1), as graph-level InferType makes it on a node none of whose slots is typed yet: \"error\" present when FInferType threw, which fails that inference.",
+    "first_unknown": "(ops with several inputs) the call with input 0 unknown and every other input float32, outputs unknown: \"error\" present when FInferType threw, i.e. it throws whenever input 0 is untyped (for one-input ops all_unknown says so).",
     "variants": "extra attribute configurations (VARIANTS in the script) probed like the main record; each has its own attrs_probed/num_inputs_probed/from_first_input/mixed.",
     "probe_error": "why the op could not be instantiated or probed; facts other than finfer_type are then missing.",
     "skipped": "\"backward op\": _backward_* ops are listed with finfer_type only (they never appear in a saved forward model and have no user-facing attributes).",
