@@ -7,73 +7,9 @@
 #include <stdexcept>
 
 #include "exec/executor.h"
-#include "exec/param_init.h"
-#include "ops/variable_roles.h"
-#include "tensor/float_convert.h"
+#include "exec/model_run.h"
 
 namespace ampstudio {
-
-namespace {
-
-void upload(Backend& backend, const std::vector<float>& values, const Tensor& dst) {
-    Tensor f32 = backend.allocate(dst.shape(), DType::F32);
-    backend.copyFromHost(values.data(), values.size() * sizeof(float), f32);
-    backend.convert(f32, dst);
-}
-
-std::vector<float> recordValues(const NDArrayRecord& record) {
-    const auto n = static_cast<std::size_t>(record.elementCount());
-    std::vector<float> out(n);
-    if (record.dtype == DType::F32) {
-        std::memcpy(out.data(), record.data.data(), n * sizeof(float));
-    } else if (record.dtype == DType::F16 || record.dtype == DType::BF16) {
-        std::vector<uint16_t> bits(n);
-        std::memcpy(bits.data(), record.data.data(), n * sizeof(uint16_t));
-        record.dtype == DType::F16 ? halfToFloats(bits, out) : bfloat16ToFloats(bits, out);
-    } else {
-        throw std::invalid_argument("parameter '" + std::string(record.bareName()) + "' is stored as " +
-                                    std::string(dtypeName(record.dtype)) + "; compare reads float32, float16, bfloat16");
-    }
-    return out;
-}
-
-std::unique_ptr<Executor> bind(const Graph& graph, const std::map<std::string, HostArray>& inputs, Backend& backend) {
-    BindOptions options;
-    options.forTraining = false;
-    for (const auto& [name, array] : inputs) {
-        options.shapes[name] = array.shape;
-    }
-    return std::make_unique<Executor>(graph, backend, options);
-}
-
-void load(Executor& executor, const NDArrayList* params, const std::map<std::string, HostArray>& inputs,
-          Backend& backend, uint64_t seed) {
-    const Graph& graph = executor.graph();
-    for (const Node& node : graph.nodes) {
-        if (!node.isVariable()) {
-            continue;
-        }
-        const Tensor& value = executor.value(node.name);
-        if (const auto it = inputs.find(node.name); it != inputs.end()) {
-            upload(backend, it->second.values, value);
-            continue;
-        }
-        const int index = params != nullptr ? params->find(node.name) : -1;
-        if (index >= 0) {
-            const NDArrayRecord& record = params->arrays[static_cast<std::size_t>(index)];
-            if (record.shape != value.shape()) {
-                throw std::invalid_argument("parameter '" + node.name + "' has shape " + shapeString(record.shape) +
-                                            " in the file but the model needs " + shapeString(value.shape()));
-            }
-            upload(backend, recordValues(record), value);
-        } else {
-            // Labels and unnamed inputs of the forward pass read zeros; parameters their initial values.
-            upload(backend, initialParameterValues(node.name, value.shape(), seed, node.attr("__init__")), value);
-        }
-    }
-}
-
-}  // namespace
 
 TensorDifference compareArrays(const std::vector<float>& reference, const std::vector<float>& converted) {
     TensorDifference d;
@@ -123,10 +59,10 @@ ModelComparison compareModels(const Graph& reference, const Graph& converted, co
                                         " values for shape " + shapeString(array.shape));
         }
     }
-    auto ref = bind(reference, inputs, backend);
-    auto conv = bind(converted, inputs, backend);
-    load(*ref, params, inputs, backend, seed);
-    load(*conv, params, inputs, backend, seed);
+    auto ref = bindForInference(reference, inputs, backend);
+    auto conv = bindForInference(converted, inputs, backend);
+    loadValues(*ref, params, inputs, backend, seed);
+    loadValues(*conv, params, inputs, backend, seed);
     ExecContext ctx;
     ctx.training = false;
     ctx.seed = seed;

@@ -17,15 +17,11 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "exec/model_run.h"
 #include "formats/ndarray_list.h"
 #include "graph/graph.h"
 
 namespace ampstudio {
-
-struct HostArray {
-    Shape shape;
-    std::vector<float> values;
-};
 
 struct TensorDifference {
     std::string name;  // the output's name (outputEntryName)

@@ -1,0 +1,320 @@
+#include "exec/precision_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include "exec/executor.h"
+#include "ops/op_registry.h"
+
+namespace ampstudio {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Largest finite value and smallest normal of a low-precision float dtype.
+double largestFinite(DType t) { return t == DType::BF16 ? 3.3895313892515355e38 : 65504.0; }
+double smallestNormal(DType t) { return t == DType::BF16 ? 1.1754943508222875e-38 : 6.103515625e-05; }
+
+// NaN (undefined) counts as the worst value, so that nothing undefined meets a tolerance.
+double worst(double a, double b) {
+    if (std::isnan(a) || std::isnan(b)) {
+        return kInf;
+    }
+    return std::max(a, b);
+}
+
+// Rows of a (rows, ...) tensor whose argmax differ.
+int64_t argmaxDisagreements(const std::vector<float>& r, const std::vector<float>& c, const Shape& shape) {
+    if (shape.empty() || shape[0] <= 0 || r.size() != c.size()) {
+        return 0;
+    }
+    const auto rows = static_cast<std::size_t>(shape[0]);
+    const std::size_t width = r.size() / rows;
+    int64_t differ = 0;
+    for (std::size_t row = 0; row < rows && width > 0; ++row) {
+        const auto rb = r.begin() + static_cast<std::ptrdiff_t>(row * width);
+        const auto cb = c.begin() + static_cast<std::ptrdiff_t>(row * width);
+        const auto ri = std::max_element(rb, rb + static_cast<std::ptrdiff_t>(width)) - rb;
+        const auto ci = std::max_element(cb, cb + static_cast<std::ptrdiff_t>(width)) - cb;
+        differ += ri != ci ? 1 : 0;
+    }
+    return differ;
+}
+
+struct Run {
+    ConversionResult conversion;
+    std::unique_ptr<Executor> executor;
+    std::vector<std::vector<float>> outputs;
+};
+
+}  // namespace
+
+std::optional<PrecisionMetric> precisionMetricFromName(std::string_view name) {
+    if (name == "max-rel") return PrecisionMetric::MaxRel;
+    if (name == "max-abs") return PrecisionMetric::MaxAbs;
+    if (name == "cosine") return PrecisionMetric::Cosine;
+    if (name == "top1") return PrecisionMetric::Top1;
+    return std::nullopt;
+}
+
+std::string_view precisionMetricName(PrecisionMetric metric) {
+    switch (metric) {
+        case PrecisionMetric::MaxRel: return "max-rel";
+        case PrecisionMetric::MaxAbs: return "max-abs";
+        case PrecisionMetric::Cosine: return "cosine";
+        case PrecisionMetric::Top1: return "top1";
+    }
+    return "?";
+}
+
+RangeStats rangeStats(const std::vector<float>& values, DType target) {
+    RangeStats s;
+    const double top = largestFinite(target);
+    const double normal = smallestNormal(target);
+    int64_t finite = 0, beyond = 0, nonZero = 0, below = 0;
+    for (float v : values) {
+        if (!std::isfinite(v)) {
+            ++s.nonFinite;
+            continue;
+        }
+        const double a = std::abs(static_cast<double>(v));
+        ++finite;
+        s.maxAbs = std::max(s.maxAbs, a);
+        beyond += a > top ? 1 : 0;
+        if (a > 0.0) {
+            ++nonZero;
+            below += a < normal ? 1 : 0;
+        }
+    }
+    s.beyondMax = finite > 0 ? double(beyond) / double(finite) : 0.0;
+    s.belowNormal = nonZero > 0 ? double(below) / double(nonZero) : 0.0;
+    return s;
+}
+
+double precisionMetricValue(PrecisionMetric metric, const std::vector<std::vector<float>>& reference,
+                            const std::vector<std::vector<float>>& converted, const std::vector<Shape>& shapes) {
+    double value = 0.0;
+    int64_t rows = 0, differ = 0;
+    for (std::size_t h = 0; h < reference.size() && h < converted.size(); ++h) {
+        const TensorDifference d = compareArrays(reference[h], converted[h]);
+        switch (metric) {
+            case PrecisionMetric::MaxRel: value = worst(value, d.maxRelError); break;
+            case PrecisionMetric::MaxAbs: value = worst(value, d.maxAbsError); break;
+            case PrecisionMetric::Cosine: value = worst(value, 1.0 - d.cosine); break;
+            case PrecisionMetric::Top1:
+                differ += argmaxDisagreements(reference[h], converted[h], shapes[h]);
+                rows += shapes[h].empty() ? 0 : shapes[h][0];
+                if (d.nonFinite > 0) {
+                    value = kInf;  // an inf/NaN logit has no meaningful argmax
+                }
+                break;
+        }
+    }
+    if (metric == PrecisionMetric::Top1 && rows > 0) {
+        value = worst(value, double(differ) / double(rows));
+    }
+    return value;
+}
+
+PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* params,
+                                       const std::map<std::string, HostArray>& inputs, Backend& backend,
+                                       const PrecisionSearchOptions& options) {
+    const DType target = options.conversion.lists.targetDtype;
+    ExecContext ctx;
+    ctx.training = false;
+    ctx.seed = options.seed;
+
+    // The float32 reference, kept bound: every entry's float32 value stays at hand.
+    std::unique_ptr<Executor> reference = bindForInference(source, inputs, backend);
+    loadValues(*reference, params, inputs, backend, options.seed);
+    reference->forward(ctx);
+    std::vector<std::vector<float>> referenceOutputs;
+    std::vector<Shape> shapes;
+    for (const NodeEntry& h : source.heads) {
+        referenceOutputs.push_back(downloadFloats(backend, reference->entryValue(h)));
+        shapes.push_back(reference->entryValue(h).shape());
+    }
+
+    PrecisionSearchResult result;
+    auto convertWith = [&](const std::vector<std::string>& fp32) {
+        ConversionOptions o = options.conversion;
+        o.excludedSymNames.insert(fp32.begin(), fp32.end());
+        return convertGraph(source, o);
+    };
+    auto runWith = [&](const std::vector<std::string>& fp32) {
+        Run run;
+        run.conversion = convertWith(fp32);
+        if (!run.conversion.report.dtypeCheck.passed) {
+            return run;  // never used: an invalid model is no answer
+        }
+        run.executor = bindForInference(run.conversion.graph, inputs, backend);
+        loadValues(*run.executor, params, inputs, backend, options.seed);
+        run.executor->forward(ctx);
+        for (const NodeEntry& h : run.conversion.graph.heads) {
+            run.outputs.push_back(downloadFloats(backend, run.executor->entryValue(h)));
+        }
+        return run;
+    };
+    std::map<std::vector<std::string>, SearchAttempt> tried;  // by sorted set
+    bool stop = false;
+    auto attempt = [&](std::vector<std::string> fp32) -> const SearchAttempt& {
+        std::vector<std::string> key = fp32;
+        std::sort(key.begin(), key.end());
+        if (const auto it = tried.find(key); it != tried.end()) {
+            return it->second;
+        }
+        SearchAttempt a;
+        a.fp32Nodes = std::move(fp32);
+        if (stop || int(result.attempts.size()) >= options.maxAttempts) {
+            a.value = kInf;  // out of budget: counts as not meeting, and is not recorded
+            return tried.emplace(std::move(key), std::move(a)).first->second;
+        }
+        const Run run = runWith(a.fp32Nodes);
+        a.value = run.executor ? precisionMetricValue(options.metric, referenceOutputs, run.outputs, shapes) : kInf;
+        a.meets = a.value <= options.tolerance;
+        result.attempts.push_back(a);
+        if (options.progress && !options.progress(a)) {
+            stop = true;
+            result.stopped = true;
+        }
+        return tried.emplace(std::move(key), std::move(a)).first->second;
+    };
+
+    // The baseline: the conversion as the lists decide it, measured node by node.
+    Run baseline = runWith({});
+    if (!baseline.executor) {
+        throw std::invalid_argument("the conversion fails its dtype check: " + baseline.conversion.report.dtypeCheck.message);
+    }
+    {
+        SearchAttempt a;
+        a.value = precisionMetricValue(options.metric, referenceOutputs, baseline.outputs, shapes);
+        a.meets = a.value <= options.tolerance;
+        result.attempts.push_back(a);
+        tried.emplace(std::vector<std::string>{}, a);
+        if (options.progress && !options.progress(a)) {
+            stop = true;
+            result.stopped = true;
+        }
+    }
+    std::map<std::string, NodeId, std::less<>> sourceByName;
+    for (NodeId n = 0; n < source.size(); ++n) {
+        sourceByName.emplace(source.nodes[n].name, n);
+    }
+    const Graph& converted = baseline.conversion.graph;
+    for (NodeId c = 0; c < converted.size(); ++c) {
+        const Node& node = converted.nodes[c];
+        const auto s = sourceByName.find(node.name);
+        if (node.isVariable() || s == sourceByName.end() || source.nodes[s->second].op != node.op ||
+            baseline.executor->entryValue({c, 0, 0}).dtype() != target) {
+            continue;  // only the nodes computing in the target dtype
+        }
+        const Node& original = source.nodes[s->second];
+        NodeErrorProfile p;
+        p.name = node.name;
+        p.op = node.op;
+        const std::vector<float> exact = downloadFloats(backend, reference->entryValue({s->second, 0, 0}));
+        p.error = compareArrays(exact, downloadFloats(backend, baseline.executor->entryValue({c, 0, 0})));
+        p.stats = rangeStats(exact, target);
+        // Alone: the node's float32 inputs, cast as the converted model casts them.
+        try {
+            Graph g;
+            BindOptions bo;
+            bo.forTraining = false;
+            std::vector<NodeEntry> ins;
+            for (std::size_t k = 0; k < node.inputs.size() && k < original.inputs.size(); ++k) {
+                const Tensor& exactIn = reference->entryValue(original.inputs[k]);
+                Node v;
+                v.name = "in" + std::to_string(k);
+                g.nodes.push_back(v);
+                bo.shapes[v.name] = exactIn.shape();
+                bo.dtypes[v.name] = DType::F32;
+                NodeEntry e{NodeId(g.nodes.size() - 1), 0, 0};
+                const DType wanted = baseline.executor->entryValue(node.inputs[k]).dtype();
+                if (wanted != DType::F32) {
+                    Node cast;
+                    cast.op = "amp_cast";
+                    cast.name = v.name + "_cast";
+                    cast.attrs.emplace("dtype", std::string(dtypeName(wanted)));
+                    cast.inputs = {e};
+                    g.nodes.push_back(cast);
+                    e = {NodeId(g.nodes.size() - 1), 0, 0};
+                }
+                ins.push_back(e);
+            }
+            Node copy = node;
+            copy.inputs = ins;
+            copy.controlDeps.clear();
+            g.nodes.push_back(copy);
+            g.heads = {{NodeId(g.nodes.size() - 1), 0, 0}};
+            Executor alone(g, backend, bo);
+            for (std::size_t k = 0; k < ins.size(); ++k) {
+                uploadFloats(backend, downloadFloats(backend, reference->entryValue(original.inputs[k])),
+                             alone.value("in" + std::to_string(k)));
+            }
+            alone.forward(ctx);
+            p.own = compareArrays(exact, downloadFloats(backend, alone.entryValue(g.heads[0])));
+        } catch (const std::exception&) {
+            p.own.reset();  // an op that cannot run alone: ranked by its error in the model
+        }
+        result.nodes.push_back(std::move(p));
+    }
+    // Worst own error first (undefined = worst); then the error in the model; then graph order.
+    auto rank = [](const NodeErrorProfile& p) {
+        const double own = p.own ? p.own->maxRelError : p.error.maxRelError;
+        return std::isnan(own) ? kInf : own;
+    };
+    std::stable_sort(result.nodes.begin(), result.nodes.end(), [&](const NodeErrorProfile& a, const NodeErrorProfile& b) {
+        const double ra = rank(a), rb = rank(b);
+        if (ra != rb) return ra > rb;
+        const double ea = std::isnan(a.error.maxRelError) ? kInf : a.error.maxRelError;
+        const double eb = std::isnan(b.error.maxRelError) ? kInf : b.error.maxRelError;
+        return ea > eb;
+    });
+    baseline.executor.reset();
+
+    std::vector<std::string> candidates;
+    for (const NodeErrorProfile& p : result.nodes) {
+        candidates.push_back(p.name);
+    }
+    std::vector<std::string> chosen;
+    bool meets = result.attempts.front().meets;
+    if (!meets && !candidates.empty() && !stop) {
+        // Bisection over how many of the worst candidates to keep in float32 (the error falls,
+        // roughly monotonically, as more of them do), then drop each chosen node that is not needed.
+        if (attempt(candidates).meets) {
+            std::size_t lo = 1, hi = candidates.size();
+            while (lo < hi && !stop) {
+                const std::size_t mid = lo + (hi - lo) / 2;
+                if (attempt({candidates.begin(), candidates.begin() + std::ptrdiff_t(mid)}).meets) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            chosen.assign(candidates.begin(), candidates.begin() + std::ptrdiff_t(hi));
+            for (std::size_t i = chosen.size(); i-- > 0 && !stop && chosen.size() > 1;) {
+                std::vector<std::string> without = chosen;
+                without.erase(without.begin() + std::ptrdiff_t(i));
+                if (attempt(without).meets) {
+                    chosen = std::move(without);
+                }
+            }
+            meets = true;
+        } else {
+            chosen = candidates;  // even all in float32 does not meet it: the closest there is
+        }
+    }
+    result.fp32Nodes = chosen;
+    result.conversion = convertWith(chosen);
+    const SearchAttempt& final = attempt(chosen);
+    result.value = final.value;
+    result.meets = meets && final.meets;
+    return result;
+}
+
+}  // namespace ampstudio

@@ -1,0 +1,94 @@
+#pragma once
+// The precision debugger's engine: which nodes must stay in float32 for a given accuracy?
+//
+// One float32 run of the original graph is the reference; it stays bound, so every entry's float32
+// value is at hand. Against it, per node that the conversion runs in the target dtype:
+//   error   the compare measures of its output in the converted model (created + inherited)
+//   own     the node alone in the target dtype on exact float32 inputs (cast as the converted
+//           model casts them): the error it creates itself
+//   stats   its float32 output's range against the target dtype (max |x|, share beyond the
+//           dtype's largest value, share below its smallest normal, inf/NaN)
+// The search then finds a small set of such nodes to exclude (keep in float32) for which the
+// converted model's outputs meet a tolerance: candidates ranked by own error, a bisection over how
+// many of the worst to exclude, then each chosen node dropped again where the tolerance still holds.
+// Every attempt is a real conversion (so the dtype check holds) run in full; the same inputs and
+// seed give the same set.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "amp/conversion.h"
+#include "backend/backend.h"
+#include "exec/model_compare.h"
+#include "exec/model_run.h"
+#include "formats/ndarray_list.h"
+#include "graph/graph.h"
+
+namespace ampstudio {
+
+enum class PrecisionMetric : uint8_t {
+    MaxRel,  // max over outputs of max |c - r| / max |r|
+    MaxAbs,  // max over outputs of max |c - r|
+    Cosine,  // max over outputs of 1 - cosine
+    Top1,    // share of rows (first axis) whose argmax differs, over every output
+};
+std::optional<PrecisionMetric> precisionMetricFromName(std::string_view name);  // "max-rel", ...
+std::string_view precisionMetricName(PrecisionMetric metric);
+
+// A float32 tensor's range against a low-precision dtype.
+struct RangeStats {
+    double maxAbs = 0.0;
+    double beyondMax = 0.0;    // share of finite values whose magnitude exceeds the dtype's largest
+    double belowNormal = 0.0;  // share of non-zero finite values below its smallest normal
+    int64_t nonFinite = 0;
+};
+RangeStats rangeStats(const std::vector<float>& values, DType target);
+
+struct NodeErrorProfile {
+    std::string name;
+    std::string op;
+    TensorDifference error;              // output 0 in the converted model against float32
+    std::optional<TensorDifference> own;  // alone in the target dtype on float32 inputs
+    RangeStats stats;                    // of its float32 output 0
+};
+
+struct SearchAttempt {
+    std::vector<std::string> fp32Nodes;
+    double value = 0.0;  // the metric over the outputs (+inf where undefined)
+    bool meets = false;
+};
+
+struct PrecisionSearchOptions {
+    ConversionOptions conversion;  // its excludedSymNames are kept and added to
+    PrecisionMetric metric = PrecisionMetric::MaxRel;
+    double tolerance = 1e-2;
+    uint64_t seed = 1;        // parameters' initial values where no .params are given
+    int maxAttempts = 64;     // conversions run by the search, the baseline included
+    // Called after every attempt; returning false stops the search (its best set so far stands).
+    std::function<bool(const SearchAttempt&)> progress;
+};
+
+struct PrecisionSearchResult {
+    std::vector<NodeErrorProfile> nodes;     // the target-dtype nodes, worst own error first
+    std::vector<std::string> fp32Nodes;   // the set found (excluded in `conversion`)
+    std::vector<SearchAttempt> attempts;  // in order, the baseline (nothing excluded) first
+    double value = 0.0;                   // the metric with fp32Nodes excluded
+    bool meets = false;                   // false when even excluding every candidate does not
+    bool stopped = false;                 // progress() stopped it
+    ConversionResult conversion;          // with fp32Nodes excluded
+};
+
+// The metric over the outputs of a run (host values, heads in order) against the reference's.
+double precisionMetricValue(PrecisionMetric metric, const std::vector<std::vector<float>>& reference,
+                            const std::vector<std::vector<float>>& converted, const std::vector<Shape>& shapes);
+
+// Throws ConversionError, OpError or std::invalid_argument (bad inputs, a graph that cannot run).
+PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* params,
+                                       const std::map<std::string, HostArray>& inputs, Backend& backend,
+                                       const PrecisionSearchOptions& options);
+
+}  // namespace ampstudio

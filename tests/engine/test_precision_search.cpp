@@ -1,0 +1,144 @@
+// The precision debugger's engine: range statistics, the search metrics, each node's own error,
+// and the search for the float32 set on a graph with one node made fragile on purpose.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "backend/backend.h"
+#include "exec/precision_search.h"
+#include "graph_builder.h"
+#include "tensor/seeded_random.h"
+
+using namespace ampstudio;
+using ampstudio::test::GraphBuilder;
+
+namespace {
+
+std::map<std::string, HostArray> randomInput(const std::string& name, Shape shape, uint64_t seed) {
+    HostArray a;
+    a.shape = std::move(shape);
+    a.values.resize(std::size_t(shapeSize(a.shape)));
+    SeededRandom random(seed);
+    for (float& v : a.values) v = float(random.uniform(0.0, 1.0));
+    return {{name, std::move(a)}};
+}
+
+// Two outputs: exp0 on data + 10, and an MLP (fc0 → relu0 → fc1), whose float16 error is small.
+// exp's input rounded to float16 (spacing 2^-7 near 10) changes exp's output by up to 0.4 %, an
+// error exp0 creates itself, while everything else stays near float16's 0.05 %. (exp0 comes
+// first: were fc0 visited first, MXNet 1.9.1's typed pass would believe data float16 once fc0 has
+// its cast, and run shift0 and exp0 on the float32 original.)
+Graph fragileExpGraph() {
+    GraphBuilder b;
+    const NodeEntry data = b.addVariable("data");
+    const NodeEntry shifted = b.addOp("_plus_scalar", "shift0", {data}, {{"scalar", "10"}});
+    const NodeEntry e = b.addOp("exp", "exp0", {shifted});
+    const NodeEntry fc0 = b.addOp("FullyConnected", "fc0", {data, b.addVariable("fc0_weight"), b.addVariable("fc0_bias")},
+                                  {{"num_hidden", "16"}});
+    const NodeEntry relu = b.addOp("Activation", "relu0", {fc0}, {{"act_type", "relu"}});
+    const NodeEntry fc1 = b.addOp("FullyConnected", "fc1", {relu, b.addVariable("fc1_weight"), b.addVariable("fc1_bias")},
+                                  {{"num_hidden", "4"}});
+    return b.finish({e, fc1});
+}
+
+PrecisionSearchOptions fragileOptions() {
+    PrecisionSearchOptions o;
+    o.conversion.lists = AmpLists::defaults(DType::F16);
+    auto& fp32 = o.conversion.lists.fp32Ops;
+    fp32.erase(std::remove(fp32.begin(), fp32.end(), "exp"), fp32.end());
+    o.conversion.lists.targetDtypeOps.push_back("exp");
+    o.metric = PrecisionMetric::MaxRel;
+    o.tolerance = 2e-3;
+    return o;
+}
+
+}  // namespace
+
+class TestPrecisionSearch : public QObject {
+    Q_OBJECT
+
+private slots:
+    void rangeStatsAgainstTheTargetDtype() {
+        const float inf = std::numeric_limits<float>::infinity();
+        const RangeStats s = rangeStats({1.0f, -70000.0f, 1e-6f, 0.0f, inf}, DType::F16);
+        QCOMPARE(s.maxAbs, 70000.0);
+        QCOMPARE(s.beyondMax, 0.25);    // one of the four finite values exceeds 65504
+        QCOMPARE(s.belowNormal, 1.0 / 3.0);  // 1e-6 of the three non-zero ones
+        QCOMPARE(s.nonFinite, int64_t{1});
+        // bfloat16 holds both ends.
+        const RangeStats b = rangeStats({-70000.0f, 1e-6f}, DType::BF16);
+        QCOMPARE(b.beyondMax, 0.0);
+        QCOMPARE(b.belowNormal, 0.0);
+    }
+
+    void metrics() {
+        const std::vector<std::vector<float>> ref{{1.0f, 2.0f, 0.0f, 4.0f}};
+        const std::vector<std::vector<float>> conv{{1.0f, 2.5f, 0.0f, 3.0f}};
+        const std::vector<Shape> shapes{{2, 2}};
+        QCOMPARE(precisionMetricValue(PrecisionMetric::MaxAbs, ref, conv, shapes), 1.0);
+        QCOMPARE(precisionMetricValue(PrecisionMetric::MaxRel, ref, conv, shapes), 0.25);
+        QVERIFY(precisionMetricValue(PrecisionMetric::Cosine, ref, conv, shapes) > 0.0);
+        // Rows (1, 2) and (0, 4) / (0, 3): both argmaxes agree.
+        QCOMPARE(precisionMetricValue(PrecisionMetric::Top1, ref, conv, shapes), 0.0);
+        const std::vector<std::vector<float>> swapped{{2.0f, 1.0f, 0.0f, 4.0f}};
+        QCOMPARE(precisionMetricValue(PrecisionMetric::Top1, ref, swapped, shapes), 0.5);
+        // An undefined figure never meets a tolerance.
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        QVERIFY(std::isinf(precisionMetricValue(PrecisionMetric::MaxRel, {{nan}}, {{1.0f}}, {{1}})));
+        QCOMPARE(*precisionMetricFromName("top1"), PrecisionMetric::Top1);
+        QVERIFY(!precisionMetricFromName("rmse"));
+    }
+
+    // exp0 is made fragile on purpose (on the target list, inputs near 10): it has the worst own
+    // error, and the search keeps exactly it in float32.
+    void keepsExactlyTheFragileNode() {
+        const Graph g = fragileExpGraph();
+        auto backend = makeBackend(BackendChoice::Cpu);
+        std::vector<SearchAttempt> seen;
+        PrecisionSearchOptions o = fragileOptions();
+        o.progress = [&](const SearchAttempt& a) {
+            seen.push_back(a);
+            return true;
+        };
+        const PrecisionSearchResult r = searchFloat32Set(g, nullptr, randomInput("data", {8, 8}, 3), *backend, o);
+        for (const NodeErrorProfile& p : r.nodes) {
+            qInfo("%s: own %.3g, in model %.3g", p.name.c_str(), p.own ? p.own->maxRelError : -1.0,
+                  p.error.maxRelError);
+        }
+        QVERIFY(!r.attempts.front().meets);  // the plain conversion misses the tolerance
+        QVERIFY(!r.nodes.empty());
+        QCOMPARE(r.nodes.front().name, std::string("exp0"));
+        QVERIFY(r.nodes.front().own.has_value());
+        QCOMPARE(r.fp32Nodes, std::vector<std::string>{"exp0"});
+        QVERIFY(r.meets);
+        QVERIFY(r.value <= o.tolerance);
+        QVERIFY(r.conversion.report.dtypeCheck.passed);
+        QCOMPARE(seen.size(), r.attempts.size());
+        // The same inputs and seed give the same set.
+        const PrecisionSearchResult again = searchFloat32Set(g, nullptr, randomInput("data", {8, 8}, 3), *backend, o);
+        QCOMPARE(again.fp32Nodes, r.fp32Nodes);
+    }
+
+    // Met without any change: nothing is kept in float32. Stopping from progress() ends the search.
+    void looseToleranceAndStop() {
+        const Graph g = fragileExpGraph();
+        auto backend = makeBackend(BackendChoice::Cpu);
+        PrecisionSearchOptions o = fragileOptions();
+        o.tolerance = 0.5;
+        const PrecisionSearchResult loose = searchFloat32Set(g, nullptr, randomInput("data", {8, 8}, 3), *backend, o);
+        QVERIFY(loose.meets);
+        QVERIFY(loose.fp32Nodes.empty());
+        QCOMPARE(loose.attempts.size(), std::size_t(1));
+
+        o.tolerance = 2e-3;
+        o.progress = [](const SearchAttempt&) { return false; };
+        const PrecisionSearchResult stopped = searchFloat32Set(g, nullptr, randomInput("data", {8, 8}, 3), *backend, o);
+        QVERIFY(stopped.stopped);
+        QCOMPARE(stopped.attempts.size(), std::size_t(1));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPrecisionSearch)
+#include "test_precision_search.moc"
