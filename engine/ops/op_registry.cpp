@@ -528,6 +528,28 @@ TypeInference OpRegistry::typeInference(const Node& node, std::vector<DType>& in
         out[0] = *t;
         return Complete;
     }
+    // where (WhereOpType): x, y and the output share one type; the condition is free. Where x and y
+    // disagree, MXNet returns false without assigning anything: not an error, the output just stays
+    // untyped (and a consumer that needs it typed fails instead).
+    if (op == "where") {
+        if (in.size() != 3 || out.size() != 1) {
+            return Conflict;
+        }
+        DType t = DType::Unknown;
+        for (DType x : {in[1], in[2], out[0]}) {
+            if (x != DType::Unknown) {
+                if (t != DType::Unknown && t != x) {
+                    return Incomplete;
+                }
+                t = x;
+            }
+        }
+        if (t == DType::Unknown) {
+            return Incomplete;
+        }
+        in[1] = in[2] = out[0] = t;
+        return known(in) ? Complete : Incomplete;
+    }
     // Everything else by MXNet 1.9.1's probed rules.
     if (const DtypeRule* rule = findDtypeRule(node, op)) {
         return applyDtypeRule(*rule, node, in, out, untypedInputThrows);

@@ -282,6 +282,21 @@ private slots:
         QCOMPARE(!result.conflict.has_value(), accepted);
     }
 
+    // where: x, y and the output share a type; where x and y disagree MXNet assigns nothing and
+    // reports no error (the output stays untyped).
+    void whereLeavesAMismatchUntyped() {
+        Node n = op("where");
+        n.inputs = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}};
+        const OpRegistry& r = OpRegistry::instance();
+        std::vector<DType> in{DType::F32, DType::F32, DType::F16}, out{DType::Unknown};
+        QCOMPARE(r.typeInference(n, in, out), TypeInference::Incomplete);
+        QCOMPARE(out[0], DType::Unknown);
+        in = {DType::F32, DType::F16, DType::Unknown};
+        QCOMPARE(r.typeInference(n, in, out), TypeInference::Complete);
+        QCOMPARE(in[2], DType::F16);
+        QCOMPARE(out[0], DType::F16);
+    }
+
     // MXNet's FInferType of some ops throws while input 0 is untyped, which fails its InferType:
     // the dtype check says Conflict there; our executor, which types every variable in the end, waits.
     void untypedInputThrowsAsInMxnet_data() {
