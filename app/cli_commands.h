@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "amp/conversion.h"
+
 namespace ampstudio::cli {
 
 enum ExitStatus : int { kSuccess = 0, kUsageError = 1, kBadInput = 2 };
@@ -75,17 +77,36 @@ struct TrainArgs {
     std::string backend = "auto";
 };
 
+struct TuneArgs {
+    // The model, the lists and the conversion options as `convert` takes them (its outputPrefix is
+    // where the tuned model goes).
+    ConvertArgs conversion;
+    std::vector<std::string> inputs;  // NAME=SHAPE, as compare's
+    std::optional<std::string> data;
+    int64_t samples = 8;
+    uint64_t seed = 0;
+    std::string metric = "max-rel";
+    double tolerance = 1e-2;
+    int maxAttempts = 64;
+    std::string backend = "auto";
+};
+
 // As the GUI's drag-and-drop: a .params file given as the model stands for its checkpoint, and
 // without --params (or --no-params) the newest PREFIX-NNNN.params beside the symbol is used, with
 // a note on stderr saying so.
 // "a, b,c" -> {"a", "b", "c"}: the CLI's comma-separated lists, blanks trimmed, empty items dropped.
 std::vector<std::string> splitList(const std::string& text, char separator);
 
+
 void resolveCheckpoint(std::filesystem::path& symbol, std::optional<std::filesystem::path>& params, bool noParams);
 
 int runConvert(const ConvertArgs& args);
+// The conversion `convert` runs for these arguments (lists file and list options, mode, exclusions,
+// data names, cast_optional_params). Throws AmpListsError and LoadError (the lists file).
+ConversionOptions conversionOptions(const ConvertArgs& args);
 int runInspect(const InspectArgs& args);
 int runCompare(const CompareArgs& args);
+int runTune(const TuneArgs& args);
 int runTrain(const TrainArgs& args);
 
 }  // namespace ampstudio::cli

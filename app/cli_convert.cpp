@@ -7,6 +7,7 @@
 #include "amp/conversion.h"
 #include "amp/converted_model.h"
 #include "cli_commands.h"
+#include "cli_inputs.h"
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
 #include "formats/ndarray_list.h"
@@ -29,10 +30,6 @@ std::vector<std::string> splitList(const std::string& text, char separator) {
 }
 
 namespace {
-
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 // "OP:PARAM:V1|V2,OP2:PARAM2:V3"
 std::vector<ConditionalFp32Op> parseConditional(const std::string& text) {
@@ -69,6 +66,22 @@ AmpLists composeLists(const ConvertArgs& args) {
 
 }  // namespace
 
+ConversionOptions conversionOptions(const ConvertArgs& args) {
+    ConversionOptions options;
+    options.lists = composeLists(args);
+    options.mode = *conversionModeFromName(args.mode);
+    if (args.excludedSymNames) {
+        const auto names = splitList(*args.excludedSymNames, ',');
+        options.excludedSymNames = {names.begin(), names.end()};
+    }
+    if (args.dataNames) {
+        const auto names = splitList(*args.dataNames, ',');
+        options.dataNames = {names.begin(), names.end()};
+    }
+    options.castOptionalParams = args.castOptionalParams;
+    return options;
+}
+
 int runConvert(const ConvertArgs& args) {
     try {
         std::vector<std::filesystem::path> inputs{args.symbol};
@@ -86,18 +99,7 @@ int runConvert(const ConvertArgs& args) {
         std::optional<NDArrayList> params;
         if (args.params) params = readNDArrayListFile(*args.params);
 
-        ConversionOptions options;
-        options.lists = composeLists(args);
-        options.mode = *conversionModeFromName(args.mode);
-        if (args.excludedSymNames) {
-            const auto names = splitList(*args.excludedSymNames, ',');
-            options.excludedSymNames = {names.begin(), names.end()};
-        }
-        if (args.dataNames) {
-            const auto names = splitList(*args.dataNames, ',');
-            options.dataNames = {names.begin(), names.end()};
-        }
-        options.castOptionalParams = args.castOptionalParams;
+        const ConversionOptions options = conversionOptions(args);
 
         ConversionResult result = convertGraph(graph, options);
         for (const std::string& warning : result.report.warnings) {

@@ -72,6 +72,34 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     compareCmd->add_option("--report", compare.report, "Write every output's and node's figures (JSON)");
 
+    TuneArgs tune;
+    ConvertArgs& tc = tune.conversion;
+    CLI::App* tuneCmd = app.add_subcommand(
+        "tune", "Find a small set of nodes to keep in float32 for a tolerance; write that conversion");
+    tuneCmd->add_option("symbol", tc.symbol, "MXNet symbol file (*-symbol.json), or its *-NNNN.params")->required();
+    tuneCmd->add_option("--params", tc.params, "Parameters (default: beside the symbol; else initialised from --seed)");
+    tuneCmd->add_flag("--no-params", tc.noParams, "Ignore parameter files beside the symbol");
+    tuneCmd->add_option("--output", tc.outputPrefix, "Writes PREFIX-symbol.json, PREFIX-amp-lists.json (and PREFIX-0000.params)")
+        ->required();
+    tuneCmd->add_option("--input", tune.inputs, "A calibration input and its shape, seeded uniform(0,1): NAME=SHAPE (repeatable)");
+    tuneCmd->add_option("--data", tune.data, "Calibration images for the data input: fashion-mnist or an IDX images file");
+    tuneCmd->add_option("--samples", tune.samples, "How many images from --data (default 8)");
+    tuneCmd->add_option("--metric", tune.metric, "max-rel (default), max-abs, cosine (1 - cosine), top1 (share of changed argmax)")
+        ->check(CLI::IsMember({"max-rel", "max-abs", "cosine", "top1"}));
+    tuneCmd->add_option("--tolerance", tune.tolerance, "The largest acceptable metric on the outputs (default 0.01)");
+    tuneCmd->add_option("--max-attempts", tune.maxAttempts, "Conversions the search may run (default 64)");
+    tuneCmd->add_option("--seed", tune.seed, "Seed of random inputs and initialised parameters (default 0)");
+    tuneCmd->add_option("--target-dtype", tc.targetDtype, "float16 or bfloat16 (default: the lists', else float16)")
+        ->check(CLI::IsMember({"float16", "bfloat16"}));
+    tuneCmd->add_option("--mode", tc.mode, "typed (default) or classic")->check(CLI::IsMember({"typed", "classic"}));
+    tuneCmd->add_option("--lists", tc.listsFile, "Operator lists JSON (schema of MXNet 1.9.1's defaults)");
+    tuneCmd->add_option("--target-dtype-ops", tc.targetDtypeOps, "Replace the target-dtype list: A,B");
+    tuneCmd->add_option("--fp32-ops", tc.fp32Ops, "Replace the FP32 list: A,B");
+    tuneCmd->add_option("--excluded-sym-names", tc.excludedSymNames, "Nodes kept in float32 from the start: N1,N2");
+    tuneCmd->add_option("--data-names", tc.dataNames, "Graph inputs that are data (default: data)");
+    tuneCmd->add_option("--backend", tune.backend, "auto (default), cpu, cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    tuneCmd->add_option("--report", tc.report, "Write the search: every node's figures, the attempts, fp32_nodes (JSON)");
+
     TrainArgs train;
     CLI::App* trainCmd = app.add_subcommand("train", "Train a model in fp32, amp, fp16-master, bf16 or bf16-master");
     trainCmd->add_option("symbol", train.symbol, "MXNet symbol file (*-symbol.json), or its *-NNNN.params")->required();
@@ -124,6 +152,10 @@ int main(int argc, char** argv) {
     if (compareCmd->parsed()) {
         resolveCheckpoint(compare.symbol, compare.params, compare.noParams);
         return runCompare(compare);
+    }
+    if (tuneCmd->parsed()) {
+        resolveCheckpoint(tc.symbol, tc.params, tc.noParams);
+        return runTune(tune);
     }
     if (trainCmd->parsed()) {
         resolveCheckpoint(train.symbol, train.params, train.noParams);

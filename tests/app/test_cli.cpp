@@ -208,6 +208,56 @@ private slots:
         QCOMPARE(mxnet["differences"].toArray().size(), 1);
     }
 
+    // tune: exp0 is made fragile on purpose (on the target list, inputs near 10, where float16's
+    // spacing moves exp by up to 0.4 %); the search keeps exactly it in float32, writes the model,
+    // the lists it used and a report naming it under fp32_nodes with its reason.
+    void tuneKeepsTheFragileNode() {
+        QTemporaryDir dir;
+        const QString symbol = dir.filePath("fragile-symbol.json");
+        writeFile(symbol, R"({"nodes": [
+            {"op": "null", "name": "data", "inputs": []},
+            {"op": "_plus_scalar", "name": "shift0", "attrs": {"scalar": "10"}, "inputs": [[0,0,0]]},
+            {"op": "exp", "name": "exp0", "inputs": [[1,0,0]]},
+            {"op": "null", "name": "fc0_weight", "inputs": []},
+            {"op": "null", "name": "fc0_bias", "inputs": []},
+            {"op": "FullyConnected", "name": "fc0", "attrs": {"num_hidden": "16"}, "inputs": [[0,0,0],[3,0,0],[4,0,0]]},
+            {"op": "Activation", "name": "relu0", "attrs": {"act_type": "relu"}, "inputs": [[5,0,0]]},
+            {"op": "null", "name": "fc1_weight", "inputs": []},
+            {"op": "null", "name": "fc1_bias", "inputs": []},
+            {"op": "FullyConnected", "name": "fc1", "attrs": {"num_hidden": "4"}, "inputs": [[6,0,0],[7,0,0],[8,0,0]]}],
+            "arg_nodes": [0,3,4,7,8], "heads": [[2,0,0],[9,0,0]]})");
+        const QString prefix = dir.filePath("tuned");
+        const Run r = cli({"tune", symbol, "--input", "data=8,8", "--seed", "3", "--tolerance", "2e-3",
+                           "--target-dtype-ops", "FullyConnected,exp", "--fp32-ops", "", "--output", prefix,
+                           "--report", dir.filePath("tune.json")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("found: 1 node(s) kept in float32: exp0"), qPrintable(r.out + r.err));
+        QVERIFY(QFile::exists(prefix + "-symbol.json"));
+        QVERIFY(QFile::exists(prefix + "-amp-lists.json"));
+        QFile f(dir.filePath("tune.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject report = QJsonDocument::fromJson(f.readAll()).object();
+        const QJsonArray kept = report["fp32_nodes"].toArray();
+        QCOMPARE(kept.size(), 1);
+        QCOMPARE(kept[0].toObject()["name"].toString(), QString("exp0"));
+        QVERIFY(kept[0].toObject()["why"].toString().contains("alone in float16"));
+        QVERIFY(report["met"].toBool());
+        QVERIFY(report["attempts"].toArray().size() >= 2);
+        // The saved model keeps exp0 in float32: its input is not cast to float16.
+        const Graph tuned = readSymbolJsonFile((prefix + "-symbol.json").toStdString());
+        bool sawExp = false;
+        for (const Node& n : tuned.nodes) {
+            if (n.name == "exp0") {
+                sawExp = true;
+                const Node& in = tuned.nodes[n.inputs[0].node];
+                QVERIFY2(in.op != "amp_cast" || *in.attr("dtype") == "float32", in.name.c_str());
+            }
+        }
+        QVERIFY(sawExp);
+        // A metric it does not know is a usage error.
+        QCOMPARE(cli({"tune", symbol, "--input", "data=8,8", "--metric", "rmse", "--output", prefix}).exitCode, 1);
+    }
+
     void exitStatuses_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("status");
