@@ -170,21 +170,40 @@ void ampInferUnknown(const Graph& graph, const std::vector<uint32_t>& rowPtr, co
 
 }  // namespace
 
+std::map<std::string, DType> ConvertedDtypes::byName(const Graph& converted) const {
+    std::map<std::string, DType> names;
+    for (NodeId id = 0; id < params.size() && id < converted.size(); ++id) {
+        if (params[id] != DType::Unknown) {
+            names.emplace(converted.nodes[id].name, params[id]);
+        }
+    }
+    return names;
+}
+
 ConvertedDtypes checkConvertedDtypes(const Graph& converted, const ConvertedDtypeInputs& in) {
     ConvertedDtypes out;
+    // Seeds per node (by name once, then by id: a large model has tens of thousands of parameters).
+    const std::unordered_set<std::string_view> data(in.dataNames.begin(), in.dataNames.end());
+    const std::unordered_set<std::string_view> pinned(in.pinnedFloat32.begin(), in.pinnedFloat32.end());
+    const std::unordered_set<std::string_view> stored(in.storedInTarget.begin(), in.storedInTarget.end());
+    std::vector<DType> seeds(converted.size(), DType::Unknown);
+    std::vector<char> isParam(converted.size(), 0);
+    for (NodeId id = 0; id < converted.size(); ++id) {
+        const Node& n = converted.nodes[id];
+        if (!n.isVariable()) {
+            continue;
+        }
+        if (data.count(n.name) != 0) {
+            seeds[id] = DType::F32;
+            continue;
+        }
+        isParam[id] = 1;
+        seeds[id] = pinned.count(n.name) != 0 ? DType::F32 : stored.count(n.name) != 0 ? in.target : DType::Unknown;
+    }
     // 1. What MXNet's convert_symbol runs after its pass: InferType with the data float32 and
     //    everything else free (MXNet raises when this fails).
-    std::map<std::string, DType> known;
-    for (const std::string& name : in.dataNames) {
-        known.emplace(name, DType::F32);
-    }
-    for (const std::string& name : in.pinnedFloat32) {
-        known.emplace(name, DType::F32);
-    }
-    for (const std::string& name : in.storedInTarget) {
-        known.emplace(name, in.target);
-    }
-    GraphDtypes after = inferGraphDtypes(converted, known);
+    std::vector<uint32_t> rowPtr = converted.nodeRowPtr();
+    GraphDtypes after = inferGraphDtypes(converted, rowPtr, seeds);
     if (after.conflict) {
         out.check = failedCheck(converted, *after.conflict, "after the pass");
         return out;
@@ -195,20 +214,18 @@ ConvertedDtypes checkConvertedDtypes(const Graph& converted, const ConvertedDtyp
     if (in.castOptionalParams) {
         ampInferUnknown(converted, after.rowPtr, after.dtypes, in.target, result);
     }
+    out.params.assign(converted.size(), DType::Unknown);
     for (NodeId id = 0; id < converted.size(); ++id) {
-        const Node& n = converted.nodes[id];
-        if (n.isVariable() && in.dataNames.count(n.name) == 0) {
+        if (isParam[id]) {
             const DType t = result[after.rowPtr[id]];
-            out.params.emplace(n.name, t == DType::Unknown ? DType::F32 : t);
+            out.params[id] = t == DType::Unknown ? DType::F32 : t;
+            seeds[id] = out.params[id];
         }
     }
     // 3. Binding: InferType afresh with the data float32 and every parameter its __dtype__ from
     //    the start (a fresh inference, not a continuation: amp_multicast's choice depends on what
     //    it knows when it first runs).
-    for (const auto& [name, t] : out.params) {
-        known[name] = t;
-    }
-    const GraphDtypes bound = inferGraphDtypes(converted, known);
+    const GraphDtypes bound = inferGraphDtypes(converted, std::move(rowPtr), seeds);
     if (bound.conflict) {
         out.check = failedCheck(converted, *bound.conflict, "binding");
     }
@@ -223,25 +240,25 @@ void finishResult(ConversionResult& result, ConvertedDtypes dtypes, DType target
     ConversionReport& report = result.report;
     report.dtypeCheck = std::move(dtypes.check);
     result.storedInTargetDtype.clear();
-    for (const auto& [name, t] : dtypes.params) {
-        if (t == target) {
-            result.storedInTargetDtype.insert(name);
+    for (NodeId id = 0; id < dtypes.params.size(); ++id) {
+        Node& n = result.graph.nodes[id];
+        if (dtypes.params[id] == DType::Unknown) {
+            continue;
         }
-    }
-    if (report.dtypeCheck.passed) {
-        for (Node& n : result.graph.nodes) {
-            if (const auto it = dtypes.params.find(n.name); n.isVariable() && it != dtypes.params.end()) {
-                n.attrs["__dtype__"] = std::to_string(static_cast<int>(it->second));
-            }
+        if (dtypes.params[id] == target) {
+            result.storedInTargetDtype.insert(n.name);
+        }
+        if (report.dtypeCheck.passed) {
+            n.attrs["__dtype__"] = std::to_string(static_cast<int>(dtypes.params[id]));
         }
     }
     report.storedInTargetDtype.assign(result.storedInTargetDtype.begin(), result.storedInTargetDtype.end());
     if (!result.storedInTargetDtype.empty()) {
         // By name: variables of the same name share their entry in the .params file.
-        const std::unordered_set<std::string_view> stored(result.storedInTargetDtype.begin(),
-                                                          result.storedInTargetDtype.end());
+        const std::unordered_set<std::string_view> storedNames(result.storedInTargetDtype.begin(),
+                                                               result.storedInTargetDtype.end());
         for (NodeDecision& d : report.nodes) {
-            if (d.op.empty() && stored.count(d.name) != 0) {
+            if (d.op.empty() && storedNames.count(d.name) != 0) {
                 d.dtype = target;
             }
         }
@@ -268,7 +285,10 @@ ConversionResult convertGraph(const Graph& source, const ConversionOptions& opti
     std::vector<std::pair<std::string, std::string>> shared;
     ConversionResult result = convertOnce(input, pinned, bookkept, shared);
     ConvertedDtypes dtypes = checkConvertedDtypes(result.graph, checkInputsFor(options, pinned, {}));
-    const std::map<std::string, DType> mxnetParams = dtypes.params;
+    // MXNet's marks, kept only for a repair to compare against.
+    const std::map<std::string, DType> mxnetParams =
+        dtypes.check.passed || options.mode != ConversionMode::Typed ? std::map<std::string, DType>{}
+                                                                     : dtypes.byName(result.graph);
     finishResult(result, std::move(dtypes), target);
     if (result.report.dtypeCheck.passed || options.mode != ConversionMode::Typed) {
         for (const std::string& name : result.storedInTargetDtype) {
@@ -297,9 +317,10 @@ ConversionResult convertGraph(const Graph& source, const ConversionOptions& opti
     std::set<std::string> repairPinned, repairBookkept;
     ConversionResult repaired = convertOnce(input, repairPinned, repairBookkept, shared);
     dtypes = checkConvertedDtypes(repaired.graph, checkInputsFor(options, repairPinned, repairBookkept));
+    const std::map<std::string, DType> repairedParams = dtypes.byName(repaired.graph);
     for (const auto& [name, t] : mxnetParams) {
-        const auto it = dtypes.params.find(name);
-        if (it != dtypes.params.end() && it->second != t) {
+        const auto it = repairedParams.find(name);
+        if (it != repairedParams.end() && it->second != t) {
             repaired.report.mxnetParamDifferences.push_back(name);
         }
     }

@@ -69,10 +69,13 @@ struct ConvertedDtypeInputs {
 
 struct ConvertedDtypes {
     DtypeCheck check;
-    // Every model parameter (variable not in dataNames) and the dtype MXNet's convert_symbol marks
-    // it with (__dtype__), which convert_model casts the .params to. Empty when the check failed
-    // after the pass.
-    std::map<std::string, DType> params;
+    // Per node of the converted graph: for a model parameter (a variable not in dataNames) the dtype
+    // MXNet's convert_symbol marks it with (__dtype__), which convert_model casts the .params to;
+    // Unknown elsewhere. Empty when the check failed after the pass.
+    std::vector<DType> params;
+
+    // name -> dtype of every parameter (for reports; the vector is what the conversion uses).
+    std::map<std::string, DType> byName(const Graph& converted) const;
 };
 
 // The dtype check on its own, for any converted graph, as MXNet's convert_symbol and binding run

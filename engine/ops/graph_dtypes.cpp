@@ -1,5 +1,7 @@
 #include "ops/graph_dtypes.h"
 
+#include <algorithm>
+
 #include "ops/op_registry.h"
 
 namespace ampstudio {
@@ -30,11 +32,17 @@ std::optional<DtypeConflict> propagateDtypes(const Graph& graph, const std::vect
     const OpRegistry& registry = OpRegistry::instance();
     std::vector<DType> in, out;
     std::optional<DtypeConflict> conflict;
+    // MXNet's inference_finished: a node whose inputs and outputs were all known after its call is
+    // never called again (nothing it could say would be new). Half the sweeps' work on a typed graph.
+    std::vector<char> finished(graph.size(), 0);
+    auto allKnown = [](const std::vector<DType>& v) {
+        return std::none_of(v.begin(), v.end(), [](DType t) { return t == DType::Unknown; });
+    };
     // One node: its function sees the current slots and what it fills is written back, also when
     // it cannot complete (MXNet saves partial results too).
     auto step = [&](NodeId id) -> bool {
         const Node& node = graph.nodes[id];
-        if (node.isVariable()) {
+        if (node.isVariable() || finished[id]) {
             return false;
         }
         in.clear();
@@ -48,6 +56,7 @@ std::optional<DtypeConflict> propagateDtypes(const Graph& graph, const std::vect
             conflict = DtypeConflict{id, inBefore, outBefore};
             return false;
         }
+        finished[id] = allKnown(in) && allKnown(out);
         bool changed = false;
         for (std::size_t i = 0; i < in.size(); ++i) {
             DType& slot = dtypes[rowPtr[node.inputs[i].node] + node.inputs[i].index];
@@ -86,6 +95,19 @@ std::optional<DtypeConflict> propagateDtypes(const Graph& graph, const std::vect
             return std::nullopt;
         }
     }
+}
+
+GraphDtypes inferGraphDtypes(const Graph& graph, std::vector<uint32_t> rowPtr, const std::vector<DType>& seeds) {
+    GraphDtypes result;
+    result.rowPtr = std::move(rowPtr);
+    result.dtypes.assign(result.rowPtr.empty() ? 0 : result.rowPtr.back(), DType::Unknown);
+    for (NodeId id = 0; id < graph.size() && id < seeds.size(); ++id) {
+        if (graph.nodes[id].isVariable()) {
+            result.dtypes[result.rowPtr[id]] = seeds[id];
+        }
+    }
+    result.conflict = propagateDtypes(graph, result.rowPtr, result.dtypes);
+    return result;
 }
 
 GraphDtypes inferGraphDtypes(const Graph& graph, const std::map<std::string, DType>& variables) {

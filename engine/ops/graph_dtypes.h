@@ -44,5 +44,8 @@ std::optional<DtypeConflict> propagateDtypes(const Graph& graph, const std::vect
 
 // The whole inference from the dtypes of some variables, by name (names not in the graph are ignored).
 GraphDtypes inferGraphDtypes(const Graph& graph, const std::map<std::string, DType>& variables);
+// The same from per-node seeds (a variable's dtype at its node id; Unknown leaves it free), with
+// the graph's nodeRowPtr() given.
+GraphDtypes inferGraphDtypes(const Graph& graph, std::vector<uint32_t> rowPtr, const std::vector<DType>& seeds);
 
 }  // namespace ampstudio
