@@ -11,6 +11,7 @@
 #include "amp/converted_model.h"
 #include "backend/backend.h"
 #include "cli_commands.h"
+#include "cli_errors.h"
 #include "cli_inputs.h"
 #include "exec/model_compare.h"
 #include "formats/atomic_file.h"
@@ -127,24 +128,8 @@ int runCompare(const CompareArgs& args) {
             writeFileAtomically(*args.report, report.dump(2) + "\n");
         }
         return kSuccess;
-    } catch (const UsageError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kUsageError;
-    } catch (const SaveError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kUsageError;
-    } catch (const LoadError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kBadInput;
-    } catch (const OpError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kBadInput;
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kBadInput;
-    } catch (const std::runtime_error& e) {  // the device: --backend cuda without one, out of memory
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kUsageError;
+    } catch (...) {
+        return reportCurrentException(args.symbol);
     }
 }
 

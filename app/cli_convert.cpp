@@ -7,6 +7,7 @@
 #include "amp/conversion.h"
 #include "amp/converted_model.h"
 #include "cli_commands.h"
+#include "cli_errors.h"
 #include "cli_inputs.h"
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
@@ -142,23 +143,8 @@ int runConvert(const ConvertArgs& args) {
                   << conversionModeName(r.mode) << ", " << dtypeName(r.targetDtype) << "); wrote " << symbolOut.string()
                   << (params ? " and " + paramsOut.string() : std::string()) << '\n';
         return kSuccess;
-    } catch (const UsageError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kUsageError;
-    } catch (const SaveError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kUsageError;
-    } catch (const LoadError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kBadInput;
-    } catch (const AmpListsError& e) {
-        std::string message = e.what();
-        std::replace(message.begin(), message.end(), '\n', ';');
-        std::cerr << "ampstudio-cli: operator lists: " << message << '\n';
-        return kBadInput;
-    } catch (const ConversionError& e) {
-        std::cerr << "ampstudio-cli: " << args.symbol.string() << ": " << e.what() << '\n';
-        return kBadInput;
+    } catch (...) {
+        return reportCurrentException(args.symbol);
     }
 }
 

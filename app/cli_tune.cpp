@@ -13,6 +13,7 @@
 #include "amp/converted_model.h"
 #include "backend/backend.h"
 #include "cli_commands.h"
+#include "cli_errors.h"
 #include "cli_inputs.h"
 #include "exec/precision_search.h"
 #include "formats/atomic_file.h"
@@ -141,30 +142,8 @@ int runTune(const TuneArgs& args) {
         std::cout << "wrote " << outputs.symbol.string() << (params ? " and " + outputs.params->string() : std::string())
                   << " and " << listsOut.string() << '\n';
         return r.meets ? kSuccess : kBadInput;
-    } catch (const UsageError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kUsageError;
-    } catch (const SaveError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kUsageError;
-    } catch (const LoadError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kBadInput;
-    } catch (const AmpListsError& e) {
-        std::cerr << "ampstudio-cli: operator lists: " << e.what() << '\n';
-        return kBadInput;
-    } catch (const ConversionError& e) {
-        std::cerr << "ampstudio-cli: " << args.conversion.symbol.string() << ": " << e.what() << '\n';
-        return kBadInput;
-    } catch (const OpError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kBadInput;
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kBadInput;
-    } catch (const std::runtime_error& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kUsageError;
+    } catch (...) {
+        return reportCurrentException(args.conversion.symbol);
     }
 }
 
