@@ -1,0 +1,77 @@
+// The precision debugger's search (exec/precision_search) on a ResNet-50-class model: a GluonCV
+// resnet50_v1b exported with random weights (tests/bench/fixtures/, made by
+// tests/differential/export_gluoncv.py), seeded parameters, seeded uniform calibration inputs.
+// Prints, per tolerance, the median wall time of the whole search (float32 reference, baseline
+// conversion, every node's own error, the attempts), the attempts and the set found.
+//
+//   bench_precision_search [--model SYMBOL.json] [--samples 8] [--size 224] [--repeats 3]
+//                          [--tolerances 1e-2,3e-4] [--metric max-rel]
+//
+// Target (issue 21): 8 calibration inputs, max relative error 1e-2 on the logits, a set in under 20 s.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "bench_stats.h"
+#include "exec/precision_search.h"
+#include "formats/symbol_json.h"
+#include "tensor/heap_policy.h"
+#include "tensor/seeded_random.h"
+
+using namespace ampstudio;
+using namespace ampstudio::bench;
+
+int main(int argc, char** argv) {
+    applyLargeModelHeapPolicy();
+    std::string model = AMS_BENCH_FIXTURES "/gluoncv-resnet50_v1b-symbol.json";
+    int64_t samples = 8, size = 224;
+    int repeats = 3;
+    std::vector<double> tolerances{1e-2, 3e-4};
+    PrecisionMetric metric = PrecisionMetric::MaxRel;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string key = argv[i];
+        const char* value = argv[i + 1];
+        if (key == "--model") model = value;
+        else if (key == "--samples") samples = std::atoll(value);
+        else if (key == "--size") size = std::atoll(value);
+        else if (key == "--repeats") repeats = std::atoi(value);
+        else if (key == "--metric") metric = precisionMetricFromName(value).value_or(PrecisionMetric::MaxRel);
+        else if (key == "--tolerances") {
+            tolerances.clear();
+            for (const char* p = value; *p;) {
+                char* end = nullptr;
+                tolerances.push_back(std::strtod(p, &end));
+                p = *end == ',' ? end + 1 : end;
+            }
+        }
+    }
+    const Graph graph = readSymbolJsonFile(model);
+    HostArray data;
+    data.shape = {samples, 3, size, size};
+    data.values.resize(std::size_t(shapeSize(data.shape)));
+    SeededRandom random(1);
+    for (float& v : data.values) v = float(random.uniform(0.0, 1.0));
+    const std::map<std::string, HostArray> inputs{{"data", data}};
+    auto backend = makeBackend(BackendChoice::Cpu);
+    std::printf("# bench_precision_search: %s, %zu nodes, data (%lld, 3, %lld, %lld), metric %s, backend %s, "
+                "median of %d\n",
+                model.c_str(), graph.size(), (long long)samples, (long long)size, (long long)size,
+                std::string(precisionMetricName(metric)).c_str(), backend->name().c_str(), repeats);
+    std::printf("# %-10s %-10s %-8s %-8s %-9s %-12s %s\n", "tolerance", "search_s", "attempts", "fp16_n", "fp32_set",
+                "value", "met");
+    for (double tolerance : tolerances) {
+        PrecisionSearchOptions o;
+        o.metric = metric;
+        o.tolerance = tolerance;
+        o.seed = 1;
+        PrecisionSearchResult last;
+        const double ms = medianMs(repeats, [&] { last = searchFloat32Set(graph, nullptr, inputs, *backend, o); });
+        std::printf("  %-10.3g %-10.2f %-8zu %-8zu %-9zu %-12.4g %s\n", tolerance, ms / 1000.0, last.attempts.size(),
+                    last.nodes.size(), last.fp32Nodes.size(), last.value, last.meets ? "yes" : "no");
+        std::fflush(stdout);
+    }
+    return 0;
+}
