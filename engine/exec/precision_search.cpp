@@ -1,6 +1,7 @@
 #include "exec/precision_search.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -129,6 +130,13 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
     ctx.training = false;
     ctx.seed = options.seed;
 
+    auto clock = std::chrono::steady_clock::now();
+    auto lap = [&clock] {
+        const auto now = std::chrono::steady_clock::now();
+        const double s = std::chrono::duration<double>(now - clock).count();
+        clock = now;
+        return s;
+    };
     // The float32 reference, kept bound: every entry's float32 value stays at hand.
     std::unique_ptr<Executor> reference = bindForInference(source, inputs, backend);
     loadValues(*reference, params, inputs, backend, options.seed);
@@ -141,6 +149,7 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
     }
 
     PrecisionSearchResult result;
+    result.referenceSeconds = lap();
     auto convertWith = [&](const std::vector<std::string>& fp32) {
         ConversionOptions o = options.conversion;
         o.excludedSymNames.insert(fp32.begin(), fp32.end());
@@ -201,6 +210,7 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
             result.stopped = true;
         }
     }
+    result.baselineSeconds = lap();
     std::map<std::string, NodeId, std::less<>> sourceByName;
     for (NodeId n = 0; n < source.size(); ++n) {
         sourceByName.emplace(source.nodes[n].name, n);
@@ -276,6 +286,7 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
         return ea > eb;
     });
     baseline.executor.reset();
+    result.nodesSeconds = lap();
 
     std::vector<std::string> candidates;
     for (const NodeErrorProfile& p : result.nodes) {
@@ -309,6 +320,7 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
             chosen = candidates;  // even all in float32 does not meet it: the closest there is
         }
     }
+    result.searchSeconds = lap();
     result.fp32Nodes = chosen;
     result.conversion = convertWith(chosen);
     const SearchAttempt& final = attempt(chosen);

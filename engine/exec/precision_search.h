@@ -80,6 +80,9 @@ struct PrecisionSearchResult {
     bool meets = false;                   // false when even excluding every candidate does not
     bool stopped = false;                 // progress() stopped it
     ConversionResult conversion;          // with fp32Nodes excluded
+    // Wall seconds: the float32 reference, the baseline conversion run, every node's figures (own
+    // errors), the search's further attempts.
+    double referenceSeconds = 0.0, baselineSeconds = 0.0, nodesSeconds = 0.0, searchSeconds = 0.0;
 };
 
 // The metric over the outputs of a run (host values, heads in order) against the reference's.

@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
                 "median of %d\n",
                 model.c_str(), graph.size(), (long long)samples, (long long)size, (long long)size,
                 std::string(precisionMetricName(metric)).c_str(), backend->name().c_str(), repeats);
-    std::printf("# %-10s %-10s %-8s %-8s %-9s %-12s %s\n", "tolerance", "search_s", "attempts", "fp16_n", "fp32_set",
-                "value", "met");
+    std::printf("# %-10s %-10s %-8s %-8s %-9s %-12s %-4s %s\n", "tolerance", "search_s", "attempts", "fp16_n",
+                "fp32_set", "value", "met", "last run: reference_s baseline_s nodes_s attempts_s");
     for (double tolerance : tolerances) {
         PrecisionSearchOptions o;
         o.metric = metric;
@@ -69,8 +69,10 @@ int main(int argc, char** argv) {
         o.seed = 1;
         PrecisionSearchResult last;
         const double ms = medianMs(repeats, [&] { last = searchFloat32Set(graph, nullptr, inputs, *backend, o); });
-        std::printf("  %-10.3g %-10.2f %-8zu %-8zu %-9zu %-12.4g %s\n", tolerance, ms / 1000.0, last.attempts.size(),
-                    last.nodes.size(), last.fp32Nodes.size(), last.value, last.meets ? "yes" : "no");
+        std::printf("  %-10.3g %-10.2f %-8zu %-8zu %-9zu %-12.4g %-4s %.2f %.2f %.2f %.2f\n", tolerance, ms / 1000.0,
+                    last.attempts.size(), last.nodes.size(), last.fp32Nodes.size(), last.value,
+                    last.meets ? "yes" : "no", last.referenceSeconds, last.baselineSeconds, last.nodesSeconds,
+                    last.searchSeconds);
         std::fflush(stdout);
     }
     return 0;
