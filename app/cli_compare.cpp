@@ -16,7 +16,7 @@
 #include "exec/model_compare.h"
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
-#include "formats/symbol_json.h"
+#include "formats/model_file.h"
 #include "ops/op_error.h"
 #include "ops/variable_roles.h"
 #include "tensor/seeded_random.h"
@@ -69,16 +69,17 @@ int runCompare(const CompareArgs& args) {
             if (args.params) inputs.push_back(*args.params);
             refuseToOverwriteInput(*args.report, inputs);
         }
-        const Graph reference = readSymbolJsonFile(args.symbol);
-        const Graph converted = readSymbolJsonFile(args.converted);
-        std::optional<NDArrayList> params;
-        if (args.params) params = readNDArrayListFile(*args.params);
+        const ModelDocument referenceModel = openModelFile(args.symbol, {.findCompanions = false, .params = args.params});
+        const ModelDocument convertedModel = openModelFile(args.converted, {.findCompanions = false});
+        const Graph& reference = *referenceModel.graph;
+        const Graph& converted = *convertedModel.graph;
+        const NDArrayList* params = referenceModel.params.get();
 
         const std::map<std::string, HostArray> inputs =
             modelInputs(reference, args.inputs, args.data, args.samples, args.seed);
 
         auto backend = makeBackend(parseBackendChoice(args.backend), &converted);
-        const ModelComparison result = compareModels(reference, converted, params ? &*params : nullptr, inputs,
+        const ModelComparison result = compareModels(reference, converted, params, inputs,
                                                      *backend, args.seed);
         // A float32 reference that overflows is no reference: said first, before any figure.
         bool referenceFinite = true;

@@ -11,8 +11,7 @@
 #include "cli_inputs.h"
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
-#include "formats/ndarray_list.h"
-#include "formats/symbol_json.h"
+#include "formats/model_file.h"
 #include "ops/graph_dtypes.h"
 
 namespace ampstudio::cli {
@@ -88,21 +87,16 @@ int runConvert(const ConvertArgs& args) {
         std::vector<std::filesystem::path> inputs{args.symbol};
         if (args.params) inputs.push_back(*args.params);
         if (args.listsFile) inputs.push_back(*args.listsFile);
-        const ConvertedModelFiles outputs = convertedModelFiles(args.outputPrefix, true);
-        const std::filesystem::path& symbolOut = outputs.symbol;
-        const std::filesystem::path& paramsOut = *outputs.params;
         // Checked before anything is read, so a wrong --output costs nothing.
-        refuseToOverwriteInput(symbolOut, inputs);
-        if (args.params) refuseToOverwriteInput(paramsOut, inputs);
+        const ModelFiles outputs = modelFilesFor(sniffModelFormat(args.symbol), args.outputPrefix, args.params.has_value());
+        for (const auto& output : outputs.all()) refuseToOverwriteInput(output, inputs);
         if (args.report) refuseToOverwriteInput(*args.report, inputs);
 
-        const Graph graph = readSymbolJsonFile(args.symbol);
-        std::optional<NDArrayList> params;
-        if (args.params) params = readNDArrayListFile(*args.params);
+        const ModelDocument source = openModelFile(args.symbol, {.findCompanions = false, .params = args.params});
 
         const ConversionOptions options = conversionOptions(args);
 
-        ConversionResult result = convertGraph(graph, options);
+        ConversionResult result = convertGraph(*source.graph, options);
         for (const std::string& warning : result.report.warnings) {
             std::cerr << "ampstudio-cli: warning: " << warning << '\n';
         }
@@ -132,16 +126,16 @@ int runConvert(const ConvertArgs& args) {
             }
             std::cerr << '\n';
         }
-        saveConvertedModel(args.outputPrefix, result, options.lists.targetDtype, params ? &*params : nullptr, inputs,
-                           &result.report);
+        const ModelFiles written =
+            saveConvertedModel(args.outputPrefix, result, options.lists.targetDtype, source, inputs, &result.report);
         if (args.report) {
             writeFileAtomically(*args.report, result.report.toJson());
         }
         const auto& r = result.report;
         std::cout << args.symbol.filename().string() << ": " << r.nodesBefore << " -> " << r.nodesAfter << " nodes, "
                   << r.ampCastCount << " amp_cast, " << r.ampMulticastCount << " amp_multicast ("
-                  << conversionModeName(r.mode) << ", " << dtypeName(r.targetDtype) << "); wrote " << symbolOut.string()
-                  << (params ? " and " + paramsOut.string() : std::string()) << '\n';
+                  << conversionModeName(r.mode) << ", " << dtypeName(r.targetDtype) << "); wrote " << written.model.string()
+                  << (written.params ? " and " + written.params->string() : std::string()) << '\n';
         return kSuccess;
     } catch (...) {
         return reportCurrentException(args.symbol);

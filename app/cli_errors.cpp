@@ -14,7 +14,7 @@
 
 namespace ampstudio::cli {
 
-int reportCurrentException(const std::filesystem::path& model) {
+int reportCurrentException(const std::filesystem::path& model, int invalidArgument) {
     auto say = [](const std::string& message, int status) {
         std::cerr << "ampstudio-cli: " << message << '\n';
         return status;
@@ -36,7 +36,7 @@ int reportCurrentException(const std::filesystem::path& model) {
     } catch (const OpError& e) {
         return say(e.what(), kBadInput);
     } catch (const std::invalid_argument& e) {
-        return say(e.what(), kBadInput);
+        return say(e.what(), invalidArgument);
     } catch (const std::runtime_error& e) {  // the device: --backend cuda without one, out of memory
         return say(e.what(), kUsageError);
     }

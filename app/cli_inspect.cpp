@@ -4,9 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_commands.h"
-#include "formats/load_error.h"
-#include "formats/ndarray_list.h"
-#include "formats/symbol_json.h"
+#include "cli_errors.h"
+#include "formats/model_file.h"
 #include "ops/variable_roles.h"
 
 namespace ampstudio::cli {
@@ -38,9 +37,9 @@ std::string joined(const std::vector<std::string>& items) {
 
 int runInspect(const InspectArgs& args) {
     try {
-        const Graph graph = readSymbolJsonFile(args.symbol);
-        std::optional<NDArrayList> params;
-        if (args.params) params = readNDArrayListFile(*args.params);
+        const ModelDocument model = openModelFile(args.symbol, {.findCompanions = false, .params = args.params});
+        const Graph& graph = *model.graph;
+        const NDArrayList* params = model.params.get();
 
         std::map<std::string, int> opCounts;
         std::vector<std::string> inputs, parameters, auxStates, outputs;
@@ -99,7 +98,7 @@ int runInspect(const InspectArgs& args) {
             return kSuccess;
         }
 
-        std::cout << args.symbol.string() << ": MXNet symbol, version " << versionText(graph) << '\n'
+        std::cout << args.symbol.string() << ": " << modelFormatName(model.origin.format) << ", version " << versionText(graph) << '\n'
                   << "nodes: " << graph.size() << " (" << graph.size() - graph.argNodes().size() << " operators, "
                   << graph.argNodes().size() << " variables)\n"
                   << "operators:";
@@ -113,9 +112,8 @@ int runInspect(const InspectArgs& args) {
             std::cout << '\n';
         }
         return kSuccess;
-    } catch (const LoadError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kBadInput;
+    } catch (...) {
+        return reportCurrentException(args.symbol);
     }
 }
 

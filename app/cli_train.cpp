@@ -8,13 +8,10 @@
 
 #include "amp/amp_lists.h"
 #include "amp/conversion.h"
-#include "amp/converted_model.h"
 #include "backend/backend.h"
 #include "cli_commands.h"
-#include "formats/atomic_file.h"
-#include "formats/load_error.h"
-#include "formats/symbol_json.h"
-#include "ops/op_error.h"
+#include "cli_errors.h"
+#include "formats/model_file.h"
 #include "train/dataset_source.h"
 #include "train/metrics_csv_writer.h"
 #include "train/trainer.h"
@@ -41,8 +38,10 @@ int runTrain(const TrainArgs& args) {
         for (const auto& out : {args.metrics, args.epochMetrics}) {
             if (out) refuseToOverwriteInput(*out, inputs);
         }
+        const ModelFormat format = sniffModelFormat(args.symbol);
         if (args.save) {
-            refuseToOverwriteInput(*args.save + "-symbol.json", inputs);
+            // The epoch is not known yet; the symbol file's name does not depend on it.
+            refuseToOverwriteInput(modelFilesFor(format, *args.save, false).model, inputs);
         }
 
         TrainerSettings settings;
@@ -65,9 +64,8 @@ int runTrain(const TrainArgs& args) {
             settings.excludedNodes = {names.begin(), names.end()};
         }
 
-        const Graph graph = readSymbolJsonFile(args.symbol);
-        std::optional<NDArrayList> params;
-        if (args.params) params = readNDArrayListFile(*args.params);
+        const ModelDocument source = openModelFile(args.symbol, {.findCompanions = false, .params = args.params});
+        const Graph& graph = *source.graph;
         DataSourceOptions dataOptions;
         dataOptions.seed = args.seed;
         dataOptions.labelColumn = args.labelColumn;
@@ -81,7 +79,7 @@ int runTrain(const TrainArgs& args) {
             writer.emplace(*args.metrics, args.epochMetrics.value_or(std::filesystem::path()));
             sink.setDataAvailableCallback([&] { writer->write(sink.takeNew()); });
         }
-        Trainer trainer(graph, params ? &*params : nullptr, data.train,
+        Trainer trainer(graph, source.params.get(), data.train,
                         data.validation.size() > 0 ? &data.validation : nullptr, settings, *backend,
                         writer ? &sink : nullptr);
         std::cout << "training: " << trainer.describe() << '\n';
@@ -109,28 +107,13 @@ int runTrain(const TrainArgs& args) {
                   << summary.skippedSteps << " skipped, " << std::fixed << std::setprecision(0)
                   << summary.samplesPerSecond << " samples/s" << std::defaultfloat << '\n';
         if (args.save) {
-            const auto path = trainer.saveCheckpoint(*args.save, summary.epochsCompleted);
-            std::cout << "saved " << *args.save << "-symbol.json and " << path.string() << '\n';
+            const ModelFiles saved = trainer.saveCheckpoint(*args.save, summary.epochsCompleted, format, inputs);
+            std::cout << "saved " << saved.model.string() << " and " << saved.params->string() << '\n';
         }
         return kSuccess;
-    } catch (const SaveError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kUsageError;
-    } catch (const LoadError& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kBadInput;
-    } catch (const OpError& e) {
-        std::cerr << "ampstudio-cli: " << args.symbol.string() << ": " << e.what() << '\n';
-        return kBadInput;
-    } catch (const ConversionError& e) {
-        std::cerr << "ampstudio-cli: " << args.symbol.string() << ": " << e.what() << '\n';
-        return kBadInput;
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kUsageError;
-    } catch (const std::runtime_error& e) {  // the device: --backend cuda without one, out of memory
-        std::cerr << "ampstudio-cli: " << e.what() << '\n';
-        return kUsageError;
+    } catch (...) {
+        // Here an invalid argument is an option value (precision, schedule, loss scale, dataset).
+        return reportCurrentException(args.symbol, kUsageError);
     }
 }
 

@@ -18,7 +18,7 @@
 #include "exec/precision_search.h"
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
-#include "formats/symbol_json.h"
+#include "formats/model_file.h"
 #include "ops/op_error.h"
 
 namespace ampstudio::cli {
@@ -52,16 +52,15 @@ int runTune(const TuneArgs& args) {
         std::vector<std::filesystem::path> inputs{c.symbol};
         if (c.params) inputs.push_back(*c.params);
         if (c.listsFile) inputs.push_back(*c.listsFile);
-        const ConvertedModelFiles outputs = convertedModelFiles(c.outputPrefix, true);
+        const ModelFiles outputs = modelFilesFor(sniffModelFormat(c.symbol), c.outputPrefix, c.params.has_value());
         const std::filesystem::path listsOut = c.outputPrefix + "-amp-lists.json";
-        refuseToOverwriteInput(outputs.symbol, inputs);
+        for (const auto& output : outputs.all()) refuseToOverwriteInput(output, inputs);
         refuseToOverwriteInput(listsOut, inputs);
-        if (c.params) refuseToOverwriteInput(*outputs.params, inputs);
         if (c.report) refuseToOverwriteInput(*c.report, inputs);
 
-        const Graph graph = readSymbolJsonFile(c.symbol);
-        std::optional<NDArrayList> params;
-        if (c.params) params = readNDArrayListFile(*c.params);
+        const ModelDocument source = openModelFile(c.symbol, {.findCompanions = false, .params = c.params});
+        const Graph& graph = *source.graph;
+        const NDArrayList* params = source.params.get();
         const std::map<std::string, HostArray> modelIn = modelInputs(graph, args.inputs, args.data, args.samples, args.seed);
 
         PrecisionSearchOptions options;
@@ -81,7 +80,7 @@ int runTune(const TuneArgs& args) {
             return true;
         };
         auto backend = makeBackend(parseBackendChoice(args.backend), &graph);
-        const PrecisionSearchResult r = searchFloat32Set(graph, params ? &*params : nullptr, modelIn, *backend, options);
+        const PrecisionSearchResult r = searchFloat32Set(graph, params, modelIn, *backend, options);
         const double elapsed = seconds();
 
         std::cout << "nodes in " << dtypeName(options.conversion.lists.targetDtype) << ": " << r.nodes.size()
@@ -105,8 +104,8 @@ int runTune(const TuneArgs& args) {
                       << conversion.report.dtypeCheck.message << '\n';
             return kBadInput;
         }
-        saveConvertedModel(c.outputPrefix, conversion, options.conversion.lists.targetDtype,
-                           params ? &*params : nullptr, inputs, &conversion.report);
+        saveConvertedModel(c.outputPrefix, conversion, options.conversion.lists.targetDtype, source, inputs,
+                           &conversion.report);
         writeFileAtomically(listsOut, options.conversion.lists.toJson());
         if (c.report) {
             nlohmann::json report{{"model", c.symbol.string()},
@@ -139,7 +138,7 @@ int runTune(const TuneArgs& args) {
             report["conversion"] = nlohmann::json::parse(conversion.report.toJson());
             writeFileAtomically(*c.report, report.dump(2) + "\n");
         }
-        std::cout << "wrote " << outputs.symbol.string() << (params ? " and " + outputs.params->string() : std::string())
+        std::cout << "wrote " << outputs.model.string() << (params ? " and " + outputs.params->string() : std::string())
                   << " and " << listsOut.string() << '\n';
         return r.meets ? kSuccess : kBadInput;
     } catch (...) {

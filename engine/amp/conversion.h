@@ -37,6 +37,8 @@ struct ConversionOptions {
     // cast_optional_params): typed mode leaves them uncast for target-dtype ops; both modes then
     // apply MXNet's AMPInferUnknown to parameters whose dtype nothing decides.
     bool castOptionalParams = false;
+
+    friend bool operator==(const ConversionOptions&, const ConversionOptions&) = default;
 };
 
 struct ConversionResult {

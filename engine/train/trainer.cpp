@@ -11,7 +11,6 @@
 
 #include "exec/executor.h"
 #include "exec/param_init.h"
-#include "formats/symbol_json.h"
 #include "ops/op_registry.h"
 #include "tensor/float_convert.h"
 #include "train/batch_iterator.h"
@@ -593,13 +592,10 @@ NDArrayList Trainer::optimizerState() const {
     return list;
 }
 
-std::filesystem::path Trainer::saveCheckpoint(const std::string& prefix, int64_t epoch) const {
-    char suffix[16];
-    std::snprintf(suffix, sizeof suffix, "-%04lld.params", static_cast<long long>(epoch));
-    const std::filesystem::path paramsPath = prefix + suffix;
-    writeSymbolJsonFile(prefix + "-symbol.json", m_original);
-    writeNDArrayListFile(paramsPath, parameters());
-    return paramsPath;
+ModelFiles Trainer::saveCheckpoint(const std::string& prefix, int64_t epoch, ModelFormat format,
+                                  std::span<const std::filesystem::path> protectedFiles) const {
+    const NDArrayList weights = parameters();
+    return saveModelFile(format, prefix, m_original, &weights, protectedFiles, epoch);
 }
 
 }  // namespace ampstudio

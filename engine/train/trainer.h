@@ -25,11 +25,13 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "amp/amp_lists.h"
 #include "backend/backend.h"
+#include "formats/model_file.h"
 #include "formats/ndarray_list.h"
 #include "graph/graph.h"
 #include "train/dataset.h"
@@ -120,9 +122,11 @@ public:
     // The current weights in f32 (the master copies where the mode has them), `arg:` and `aux:`
     // names, for any precision mode: the model as the fp32 graph would load it.
     NDArrayList parameters() const;
-    // The original (fp32) symbol and the current weights, as PREFIX-symbol.json and
-    // PREFIX-NNNN.params (NNNN = `epoch`), each written atomically. Returns the params path.
-    std::filesystem::path saveCheckpoint(const std::string& prefix, int64_t epoch) const;
+    // The original (fp32) graph and the current weights in `format` (for MXNet PREFIX-symbol.json and
+    // PREFIX-NNNN.params, NNNN = `epoch`), each file written atomically and never over one of
+    // `protectedFiles` (SaveError). Returns the files written.
+    ModelFiles saveCheckpoint(const std::string& prefix, int64_t epoch, ModelFormat format = ModelFormat::MxnetCheckpoint,
+                              std::span<const std::filesystem::path> protectedFiles = {}) const;
 
     const PreparedModel& preparedModel() const { return m_prepared; }
     // The loss scale as of the last step whose results the host has read (all of them once run()

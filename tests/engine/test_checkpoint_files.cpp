@@ -94,24 +94,22 @@ private slots:
         const fs::path params = root / "cnn-0000.params";
         fs::copy_file(AMS_SOURCE_DIR "/resources/examples/small-cnn-symbol.json", symbol);
         fs::copy_file(AMS_SOURCE_DIR "/resources/examples/small-cnn-0000.params", params);
-        const Graph graph = readSymbolJsonFile(symbol);
-        const NDArrayList list = readNDArrayListFile(params);
+        const ModelDocument source = openModelFile(symbol);
+        QCOMPARE(source.origin.params, std::optional<fs::path>(params));
         const std::string paramsBefore = readAll(params);
         ConversionOptions options;
         options.castOptionalParams = true;
-        const ConversionResult result = convertGraph(graph, options);
-        const std::vector<fs::path> inputs{symbol, params};
+        const ConversionResult result = convertGraph(*source.graph, options);
         // The symbol output would be a new file, but the params output is the input: nothing is written.
-        QVERIFY_THROWS_EXCEPTION(SaveError, saveConvertedModel((root / "cnn").string(), result, DType::F16, &list, inputs));
+        QVERIFY_THROWS_EXCEPTION(SaveError, saveConvertedModel((root / "cnn").string(), result, DType::F16, source));
         QCOMPARE(readAll(params), paramsBefore);
         QCOMPARE(readAll(symbol), readAll(AMS_SOURCE_DIR "/resources/examples/small-cnn-symbol.json"));
 
         ConversionReport report = result.report;
-        const ConvertedModelFiles files =
-            saveConvertedModel((root / "cnn-fp16").string(), result, DType::F16, &list, inputs, &report);
-        QCOMPARE(files.symbol, root / "cnn-fp16-symbol.json");
+        const ModelFiles files = saveConvertedModel((root / "cnn-fp16").string(), result, DType::F16, source, {}, &report);
+        QCOMPARE(files.model, root / "cnn-fp16-symbol.json");
         QCOMPARE(*files.params, root / "cnn-fp16-0000.params");
-        QCOMPARE(serializeSymbolJson(readSymbolJsonFile(files.symbol)), serializeSymbolJson(result.graph));
+        QCOMPARE(serializeSymbolJson(readSymbolJsonFile(files.model)), serializeSymbolJson(result.graph));
         const NDArrayList saved = readNDArrayListFile(*files.params);
         QVERIFY(report.paramsKnown);
         QCOMPARE(report.paramBytesAfter, uint64_t(saved.payloadBytes()));
@@ -123,8 +121,9 @@ private slots:
             QCOMPARE(saved.arrays[std::size_t(index)].dtype, DType::F16);
         }
         // Without parameters only the symbol is written.
-        const ConvertedModelFiles symbolOnly =
-            saveConvertedModel((root / "bare").string(), result, DType::F16, nullptr, inputs);
+        const ModelDocument bare = openModelFile(symbol, {.findCompanions = false});
+        QVERIFY(!bare.params);
+        const ModelFiles symbolOnly = saveConvertedModel((root / "bare").string(), result, DType::F16, bare);
         QVERIFY(!symbolOnly.params);
         QVERIFY(!fs::exists(root / "bare-0000.params"));
     }

@@ -362,7 +362,10 @@ private slots:
         QVERIFY(summary.steps < trainer.totalSteps());
         // The weights survive: they save and load back into a new trainer that evaluates the same.
         const std::string prefix = (std::filesystem::path(QDir::tempPath().toStdString()) / "ams-trainer-ckpt").string();
-        const auto path = trainer.saveCheckpoint(prefix, 3);
+        const ModelFiles saved = trainer.saveCheckpoint(prefix, 3);
+        QCOMPARE(saved.model.string(), prefix + "-symbol.json");
+        QVERIFY(saved.params);
+        const std::filesystem::path path = *saved.params;
         QVERIFY(path.string().ends_with("-0003.params"));
         const NDArrayList loaded = readNDArrayListFile(path);
         Trainer again(readSymbolJsonFile(prefix + "-symbol.json"), &loaded, data, nullptr, s, *backend);

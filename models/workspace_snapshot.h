@@ -25,6 +25,7 @@ struct WorkspaceInput {
 
 struct WorkspaceSnapshot {
     std::shared_ptr<const ampstudio::Graph> source;
+    ampstudio::ConversionOptions options;  // what `conversion` was computed with
     // Null when the conversion failed; `error` says why and the drawings show the original only.
     std::shared_ptr<const ampstudio::ConversionResult> conversion;
     QString error;

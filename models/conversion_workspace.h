@@ -9,11 +9,10 @@
 #include <QThreadPool>
 #include <QTimer>
 
-#include <filesystem>
 #include <memory>
-#include <vector>
 
 #include "conversion_settings.h"
+#include "formats/model_file.h"
 #include "job_tracker.h"
 #include "workspace_snapshot.h"
 
@@ -34,30 +33,36 @@ public:
 
     ConversionSettings* settings() const { return m_settings; }
 
-    // Opens a symbol file (its *-NNNN.params sibling too) or a .params file (with its symbol). On
-    // failure returns false with a message naming the file and the reason; the document is kept.
+    // Opens a model file of any format model_file.h reads, its companion parameters too (for MXNet a
+    // symbol file with its *-NNNN.params sibling, or a .params file with its symbol). On failure
+    // returns false with a message naming the file and the reason; the document is kept.
     bool openFile(const QString& path, QString* error);
     bool openExample(const ExampleModel& example, QString* error);
 
-    bool hasDocument() const { return m_source != nullptr; }
-    QString displayName() const { return m_displayName; }  // file name or example title
-    QString symbolPath() const { return m_symbolPath; }     // empty for an example
-    QString paramsPath() const { return m_paramsPath; }     // empty when none was loaded
-    std::shared_ptr<const ampstudio::Graph> source() const { return m_source; }
-    std::shared_ptr<const ampstudio::NDArrayList> params() const { return m_params; }
+    bool hasDocument() const { return m_document.graph != nullptr; }
+    const ampstudio::ModelDocument& document() const { return m_document; }
+    QString displayName() const;  // file name or example title
+    QString symbolPath() const;   // the model file; empty for an example
+    QString paramsPath() const;   // empty when none was loaded
+    std::shared_ptr<const ampstudio::Graph> source() const { return m_document.graph; }
+    std::shared_ptr<const ampstudio::NDArrayList> params() const { return m_document.params; }
     // A prefix for the converted files next to the input: "dir/name-fp16" (or bf16).
     QString suggestedOutputPrefix() const;
 
     // The latest finished computation (null before the first); matches settings() once !isBusy().
     std::shared_ptr<const WorkspaceSnapshot> snapshot() const { return m_snapshot; }
+    // The snapshot for the current document and settings, finishing the pending computation first
+    // when an edit has not been computed yet (it blocks then). Null without a document.
+    std::shared_ptr<const WorkspaceSnapshot> currentSnapshot();
     bool isBusy() const { return m_tracker.isRunning() || m_debounce.isActive(); }
 
     void setTextMetrics(const NodeTextMetrics& metrics);
     // Starts the computation at once instead of after the debounce delay.
     void recomputeNow();
 
-    // Converts with the current settings and writes PREFIX-symbol.json (+ PREFIX-0000.params)
-    // atomically, never over an input; `written` lists the files. False with a message on failure.
+    // Writes the current conversion (the snapshot's, not a new one) in the model's format, e.g.
+    // PREFIX-symbol.json (+ PREFIX-0000.params), atomically, never over an input; `written` lists
+    // the files. False with a message on failure.
     bool saveConverted(const QString& prefix, QString* error, QStringList* written = nullptr);
     // The current conversion's report as JSON (the CLI's --report format), atomically.
     bool exportReport(const QString& path, QString* error);
@@ -68,19 +73,14 @@ signals:
     void busyChanged(bool busy);
 
 private:
-    bool setDocument(std::shared_ptr<const ampstudio::Graph> source, std::shared_ptr<const ampstudio::NDArrayList> params,
-                     const QString& displayName, const QString& symbolPath, const QString& paramsPath);
-    // The files the open model was read from: never written over (empty for an example).
-    std::vector<std::filesystem::path> inputPaths() const;
+    bool setDocument(ampstudio::ModelDocument document);
+    // The current snapshot's conversion, or null with `error` set (no document, conversion failed).
+    std::shared_ptr<const ampstudio::ConversionResult> currentConversion(QString* error);
     void scheduleRecompute();
     void deliver(WorkspaceSnapshot snapshot);
 
     ConversionSettings* m_settings;
-    std::shared_ptr<const ampstudio::Graph> m_source;
-    std::shared_ptr<const ampstudio::NDArrayList> m_params;
-    QString m_displayName;
-    QString m_symbolPath;
-    QString m_paramsPath;
+    ampstudio::ModelDocument m_document;
     std::shared_ptr<const WorkspaceSnapshot> m_snapshot;
     NodeTextMetrics m_metrics;
     QTimer m_debounce;

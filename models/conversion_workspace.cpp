@@ -8,9 +8,7 @@
 
 #include "amp/converted_model.h"
 #include "formats/atomic_file.h"
-#include "formats/checkpoint_files.h"
 #include "formats/load_error.h"
-#include "formats/symbol_json.h"
 
 using namespace ampstudio;
 
@@ -25,6 +23,10 @@ QString fromPath(const std::filesystem::path& path) { return QString::fromStdU16
 QByteArray readResource(const QString& path) {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+std::span<const std::byte> bytesOf(const QByteArray& bytes) {
+    return std::as_bytes(std::span(bytes.constData(), static_cast<std::size_t>(bytes.size())));
 }
 
 }  // namespace
@@ -56,15 +58,7 @@ QList<ExampleModel> ConversionWorkspace::examples() {
 
 bool ConversionWorkspace::openFile(const QString& path, QString* error) {
     try {
-        const CheckpointFiles files = findCheckpointFiles(toPath(path));
-        auto graph = std::make_shared<Graph>(readSymbolJsonFile(files.symbol));
-        std::shared_ptr<NDArrayList> params;
-        if (files.params) {
-            params = std::make_shared<NDArrayList>(readNDArrayListFile(*files.params));
-        }
-        const QString symbolPath = fromPath(files.symbol);
-        return setDocument(std::move(graph), std::move(params), QFileInfo(symbolPath).fileName(), symbolPath,
-                           files.params ? fromPath(*files.params) : QString());
+        return setDocument(openModelFile(toPath(path)));
     } catch (const LoadError& e) {
         if (error) *error = QString::fromStdString(e.what());
     } catch (const std::exception& e) {  // e.g. std::bad_alloc on an absurd file: still not a crash
@@ -75,32 +69,20 @@ bool ConversionWorkspace::openFile(const QString& path, QString* error) {
 
 bool ConversionWorkspace::openExample(const ExampleModel& example, QString* error) {
     try {
-        const QByteArray text = readResource(example.symbolPath);
-        auto graph = std::make_shared<Graph>(
-            parseSymbolJson(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
-                            example.symbolPath.toStdString()));
-        std::shared_ptr<NDArrayList> params;
-        if (!example.paramsPath.isEmpty()) {
-            const QByteArray bytes = readResource(example.paramsPath);
-            params = std::make_shared<NDArrayList>(parseNDArrayList(
-                std::as_bytes(std::span(bytes.constData(), static_cast<std::size_t>(bytes.size()))),
-                example.paramsPath.toStdString()));
-        }
-        return setDocument(std::move(graph), std::move(params), example.title, {}, {});
+        const QByteArray model = readResource(example.symbolPath);
+        const QByteArray params = example.paramsPath.isEmpty() ? QByteArray() : readResource(example.paramsPath);
+        ModelDocument document = parseModel(ModelFormat::MxnetCheckpoint, bytesOf(model), bytesOf(params),
+                                            example.symbolPath.toStdString());
+        document.origin.displayName = example.title.toStdString();
+        return setDocument(std::move(document));
     } catch (const LoadError& e) {
         if (error) *error = QString::fromStdString(e.what());
     }
     return false;
 }
 
-bool ConversionWorkspace::setDocument(std::shared_ptr<const Graph> source, std::shared_ptr<const NDArrayList> params,
-                                      const QString& displayName, const QString& symbolPath,
-                                      const QString& paramsPath) {
-    m_source = std::move(source);
-    m_params = std::move(params);
-    m_displayName = displayName;
-    m_symbolPath = symbolPath;
-    m_paramsPath = paramsPath;
+bool ConversionWorkspace::setDocument(ModelDocument document) {
+    m_document = std::move(document);
     m_snapshot.reset();
     // Exclusions name nodes of the old model; the lists and the mode stay, as a user expects when
     // converting several models the same way. A new model starts a new undo history.
@@ -112,30 +94,33 @@ bool ConversionWorkspace::setDocument(std::shared_ptr<const Graph> source, std::
     return true;
 }
 
+QString ConversionWorkspace::displayName() const { return QString::fromStdString(m_document.origin.displayName); }
+
+QString ConversionWorkspace::symbolPath() const { return fromPath(m_document.origin.model); }
+
+QString ConversionWorkspace::paramsPath() const {
+    return m_document.origin.params ? fromPath(*m_document.origin.params) : QString();
+}
+
 QString ConversionWorkspace::suggestedOutputPrefix() const {
     const QString suffix = m_settings->options().lists.targetDtype == DType::BF16 ? QStringLiteral("-bf16")
                                                                                    : QStringLiteral("-fp16");
-    if (m_symbolPath.isEmpty()) {
-        QString stem = m_displayName.section(QLatin1Char(' '), 0, 0).toLower();
-        return stem + suffix;
+    const QString stem = QString::fromStdString(modelStem(m_document.origin));
+    if (stem.isEmpty()) {  // an example: named after its title
+        return displayName().section(QLatin1Char(' '), 0, 0).toLower() + suffix;
     }
-    const QString prefix = QString::fromStdString(checkpointPrefix(toPath(m_symbolPath)));
-    if (!prefix.isEmpty()) {
-        return prefix + suffix;
-    }
-    const QFileInfo info(m_symbolPath);
-    return info.path() + QLatin1Char('/') + info.completeBaseName() + suffix;
+    return stem + suffix;
 }
 
 void ConversionWorkspace::setTextMetrics(const NodeTextMetrics& metrics) {
     m_metrics = metrics;
-    if (m_source) {
+    if (hasDocument()) {
         scheduleRecompute();
     }
 }
 
 void ConversionWorkspace::scheduleRecompute() {
-    if (!m_source) {
+    if (!hasDocument()) {
         return;
     }
     const bool wasBusy = isBusy();
@@ -148,10 +133,10 @@ void ConversionWorkspace::scheduleRecompute() {
 void ConversionWorkspace::recomputeNow() {
     const bool wasBusy = isBusy();
     m_debounce.stop();
-    if (!m_source) {
+    if (!hasDocument()) {
         return;
     }
-    WorkspaceInput input{m_source, m_params, m_settings->options(), m_metrics};
+    WorkspaceInput input{m_document.graph, m_document.params, m_settings->options(), m_metrics};
     m_tracker.startJob(
         &m_pool, [input = std::move(input)](const std::function<bool()>& cancelled) {
             return computeWorkspaceSnapshot(input, cancelled);
@@ -163,7 +148,7 @@ void ConversionWorkspace::recomputeNow() {
 }
 
 void ConversionWorkspace::deliver(WorkspaceSnapshot snapshot) {
-    if (snapshot.source != m_source) {
+    if (snapshot.source != m_document.graph) {
         return;  // computed for a document that has been replaced since
     }
     m_snapshot = std::make_shared<const WorkspaceSnapshot>(std::move(snapshot));
@@ -173,47 +158,71 @@ void ConversionWorkspace::deliver(WorkspaceSnapshot snapshot) {
     }
 }
 
-std::vector<std::filesystem::path> ConversionWorkspace::inputPaths() const {
-    std::vector<std::filesystem::path> inputs;
-    if (!m_symbolPath.isEmpty()) inputs.push_back(toPath(m_symbolPath));
-    if (!m_paramsPath.isEmpty()) inputs.push_back(toPath(m_paramsPath));
-    return inputs;
+std::shared_ptr<const WorkspaceSnapshot> ConversionWorkspace::currentSnapshot() {
+    if (!hasDocument()) {
+        return nullptr;
+    }
+    const auto current = [this] {
+        return m_snapshot && !isBusy() && m_snapshot->source == m_document.graph &&
+               m_snapshot->options == m_settings->options();
+    };
+    if (!current()) {
+        // An edit not computed yet (a save right after it): compute it now and deliver it here, so
+        // what is saved is always what the views show next.
+        if (m_debounce.isActive() || !m_tracker.isRunning()) {
+            recomputeNow();
+        }
+        m_pool.waitForDone();
+        QCoreApplication::sendPostedEvents(this, QEvent::MetaCall);
+    }
+    return m_snapshot;
+}
+
+std::shared_ptr<const ConversionResult> ConversionWorkspace::currentConversion(QString* error) {
+    const auto snapshot = currentSnapshot();
+    if (!snapshot) {
+        if (error) *error = tr("No model is open.");
+        return nullptr;
+    }
+    if (!snapshot->conversion) {
+        if (error) *error = snapshot->error;
+        return nullptr;
+    }
+    return snapshot->conversion;
 }
 
 bool ConversionWorkspace::saveConverted(const QString& prefix, QString* error, QStringList* written) {
-    if (!m_source) {
-        if (error) *error = tr("No model is open.");
+    const auto conversion = currentConversion(error);
+    if (!conversion) {
         return false;
     }
     try {
-        const ConversionOptions& options = m_settings->options();
-        ConversionResult result = convertGraph(*m_source, options);
-        const ConvertedModelFiles files = saveConvertedModel(prefix.toStdString(), result, options.lists.targetDtype,
-                                                             m_params.get(), inputPaths(), &result.report);
+        ConversionReport report = conversion->report;  // receives the parameter bytes
+        const ModelFiles files = saveConvertedModel(prefix.toStdString(), *conversion,
+                                                    m_settings->options().lists.targetDtype, m_document, {}, &report);
         if (written) {
             written->clear();
-            written->append(fromPath(files.symbol));
-            if (files.params) written->append(fromPath(*files.params));
+            for (const auto& file : files.all()) written->append(fromPath(file));
         }
         return true;
-    } catch (const std::exception& e) {  // SaveError, ConversionError, AmpListsError
+    } catch (const std::exception& e) {  // SaveError
         if (error) *error = QString::fromStdString(e.what());
     }
     return false;
 }
 
 bool ConversionWorkspace::exportReport(const QString& path, QString* error) {
-    if (!m_source) {
-        if (error) *error = tr("No model is open.");
+    const auto conversion = currentConversion(error);
+    if (!conversion) {
         return false;
     }
     try {
-        refuseToOverwriteInput(toPath(path), inputPaths());
-        ConversionResult result = convertGraph(*m_source, m_settings->options());
-        if (m_params) {
-            fillParamBytes(*m_params, result, result.report);
+        refuseToOverwriteInput(toPath(path), m_document.origin.files());
+        ConversionReport report = conversion->report;
+        if (m_document.params) {
+            fillParamBytes(*m_document.params, *conversion, report);
         }
-        writeFileAtomically(toPath(path), result.report.toJson());
+        writeFileAtomically(toPath(path), report.toJson());
         return true;
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());

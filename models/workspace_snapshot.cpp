@@ -28,6 +28,7 @@ void fillParamBytes(const NDArrayList& params, const ConversionResult& result, C
 WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled) {
     WorkspaceSnapshot snapshot;
     snapshot.source = input.source;
+    snapshot.options = input.options;
     const Graph& source = *input.source;
 
     QElapsedTimer timer;

@@ -213,7 +213,7 @@ bool TrainingRun::saveWeights(const QString& prefix, const QStringList& inputs, 
         std::lock_guard lock(m_trainerMutex);
         const int64_t epochs = m_shown.summary ? m_shown.summary->epochsCompleted : 0;
         const auto written = m_trainer->saveCheckpoint(prefix.toStdString(), epochs);
-        if (paramsPath) *paramsPath = QString::fromStdString(written.string());
+        if (paramsPath) *paramsPath = QString::fromStdString(written.params->string());
         return true;
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());

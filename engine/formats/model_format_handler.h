@@ -1,0 +1,31 @@
+#pragma once
+// What model_file.cpp needs of one format: a reader/writer pair and how to recognise its files. One
+// handler per format, registered in model_file.cpp's table; nothing else knows the formats apart.
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "formats/model_file.h"
+
+namespace ampstudio {
+
+struct ModelFormatHandler {
+    ModelFormat format;
+    std::string_view name;
+    // 0 when `file` (its name and its first bytes) is not this format's; higher is surer.
+    int (*recognise)(const std::filesystem::path& file, std::span<const std::byte> head);
+    ModelDocument (*open)(const std::filesystem::path& file, const OpenModelOptions& options);
+    ModelDocument (*parse)(std::span<const std::byte> model, std::span<const std::byte> params,
+                           const std::string& displayName);
+    ModelFiles (*filesFor)(const std::string& prefix, bool withParams, int64_t epoch);
+    // Writes each of `files` atomically; `params` is null exactly when files.params is absent.
+    void (*write)(const ModelFiles& files, const Graph& graph, const NDArrayList* params);
+    std::string (*stem)(const ModelOrigin& origin);
+};
+
+const ModelFormatHandler& mxnetCheckpointFormat();
+
+}  // namespace ampstudio
