@@ -1,6 +1,6 @@
 // ConversionSettings, the undoable document behind the op-list editor: every edit is one undo step
 // that restores exactly the previous options, and the editing methods keep the lists disjoint.
-#include <QApplication>
+#include <QGuiApplication>
 #include <QSignalSpy>
 #include <QUndoStack>
 #include <QtTest>
@@ -417,7 +417,7 @@ int main(int argc, char** argv) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
     qputenv("QT_FONT_DPI", "96");
-    QApplication app(argc, argv);
+    QGuiApplication app(argc, argv);
     TestConversionSettings test;
     return QTest::qExec(&test, argc, argv);
 }
