@@ -6,6 +6,10 @@ cd "$(dirname "$0")"
 source scripts/setup-debian.sh
 ams_install_packages
 
+# The layering (engine <- models <- widgets <- app), include by include; the checker proves itself first.
+scripts/check-layers.sh --self-test
+scripts/check-layers.sh
+
 cmake --preset default
 cmake --build --preset default
 ctest --preset default
