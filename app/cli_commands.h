@@ -34,6 +34,8 @@ struct InspectArgs {
     std::optional<std::filesystem::path> params;
     bool noParams = false;
     bool json = false;
+    std::optional<std::string> node;  // one node, under the conversion `conversion` describes
+    ConvertArgs conversion;           // its options only (lists, mode, exclusions ...)
 };
 
 struct CompareArgs {

@@ -5,6 +5,7 @@
 
 #include "cli_commands.h"
 #include "cli_errors.h"
+#include "cli_inspect_node.h"
 #include "formats/model_file.h"
 #include "ops/variable_roles.h"
 
@@ -40,6 +41,9 @@ int runInspect(const InspectArgs& args) {
         const ModelDocument model = openModelFile(args.symbol, {.findCompanions = false, .params = args.params});
         const Graph& graph = *model.graph;
         const NDArrayList* params = model.params.get();
+        if (args.node) {
+            return printNode(model, args);
+        }
 
         std::map<std::string, int> opCounts;
         std::vector<std::string> inputs, parameters, auxStates, outputs;

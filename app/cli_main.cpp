@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli_commands.h"
-#include "formats/checkpoint_files.h"
+#include "formats/model_file.h"
 #include "tensor/heap_policy.h"
 
 using namespace ampstudio::cli;
@@ -13,13 +13,35 @@ void ampstudio::cli::resolveCheckpoint(std::filesystem::path& symbol, std::optio
     if (params) {
         return;
     }
-    const ampstudio::CheckpointFiles files = ampstudio::findCheckpointFiles(symbol);
-    symbol = files.symbol;
+    const ampstudio::ModelOrigin files = ampstudio::locateModelFiles(symbol);
+    symbol = files.model;
     if (files.params && !noParams) {
         params = files.params;
         std::cerr << "ampstudio-cli: note: using the parameters in " << params->string() << " (--no-params to ignore)\n";
     }
 }
+
+namespace {
+
+// The conversion's options, the same for every subcommand that converts.
+void addConversionOptions(CLI::App* command, ConvertArgs& args) {
+    command->add_option("--target-dtype", args.targetDtype, "float16 or bfloat16 (default: the lists', else float16)")
+        ->check(CLI::IsMember({"float16", "bfloat16"}));
+    command->add_option("--mode", args.mode, "typed (MXNet 1.9.1, default) or classic (MXNet <= 1.6)")
+        ->check(CLI::IsMember({"typed", "classic"}));
+    command->add_option("--lists", args.listsFile, "Operator lists JSON (schema of MXNet 1.9.1's defaults)");
+    command->add_option("--target-dtype-ops", args.targetDtypeOps, "Replace the target-dtype list: A,B");
+    command->add_option("--fp32-ops", args.fp32Ops, "Replace the FP32 list: A,B");
+    command->add_option("--widest-dtype-ops", args.widestDtypeOps, "Replace the widest-type list: A,B");
+    command->add_option("--conditional-fp32-ops", args.conditionalFp32Ops,
+                        "Replace the conditional FP32 list: OP:PARAM:V1|V2,...");
+    command->add_option("--excluded-sym-names", args.excludedSymNames, "Nodes kept out of the lists: N1,N2");
+    command->add_option("--data-names", args.dataNames, "Graph inputs that are data (default: data)");
+    command->add_flag("--cast-optional-params", args.castOptionalParams,
+                      "Store parameters used only in the target dtype in that dtype");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     // Before any thread starts: freed large blocks stay in the heap for reuse (tensor/heap_policy.h).
@@ -35,20 +57,7 @@ int main(int argc, char** argv) {
     convertCmd->add_flag("--no-params", convert.noParams, "Ignore parameter files beside the symbol");
     convertCmd->add_option("--output", convert.outputPrefix, "Writes PREFIX-symbol.json (and PREFIX-0000.params)")
         ->required();
-    convertCmd->add_option("--target-dtype", convert.targetDtype, "float16 or bfloat16 (default: the lists', else float16)")
-        ->check(CLI::IsMember({"float16", "bfloat16"}));
-    convertCmd->add_option("--mode", convert.mode, "typed (MXNet 1.9.1, default) or classic (MXNet <= 1.6)")
-        ->check(CLI::IsMember({"typed", "classic"}));
-    convertCmd->add_option("--lists", convert.listsFile, "Operator lists JSON (schema of MXNet 1.9.1's defaults)");
-    convertCmd->add_option("--target-dtype-ops", convert.targetDtypeOps, "Replace the target-dtype list: A,B");
-    convertCmd->add_option("--fp32-ops", convert.fp32Ops, "Replace the FP32 list: A,B");
-    convertCmd->add_option("--widest-dtype-ops", convert.widestDtypeOps, "Replace the widest-type list: A,B");
-    convertCmd->add_option("--conditional-fp32-ops", convert.conditionalFp32Ops,
-                           "Replace the conditional FP32 list: OP:PARAM:V1|V2,...");
-    convertCmd->add_option("--excluded-sym-names", convert.excludedSymNames, "Nodes kept out of the lists: N1,N2");
-    convertCmd->add_option("--data-names", convert.dataNames, "Graph inputs that are data (default: data)");
-    convertCmd->add_flag("--cast-optional-params", convert.castOptionalParams,
-                         "Store parameters used only in the target dtype in that dtype");
+    addConversionOptions(convertCmd, convert);
     convertCmd->add_option("--report", convert.report, "Write the conversion report (JSON)");
 
     InspectArgs inspect;
@@ -57,6 +66,10 @@ int main(int argc, char** argv) {
     inspectCmd->add_option("--params", inspect.params, "MXNet parameter file (default: the newest PREFIX-NNNN.params beside the symbol)");
     inspectCmd->add_flag("--no-params", inspect.noParams, "Ignore parameter files beside the symbol");
     inspectCmd->add_flag("--json", inspect.json, "Machine-readable output");
+    inspectCmd->add_option("--node", inspect.node,
+                           "Show one node as the GUI's inspector does: its precision, rule and reason under the "
+                           "conversion the options below describe, its attributes, inputs and outputs with dtypes");
+    addConversionOptions(inspectCmd, inspect.conversion);
 
     CompareArgs compare;
     CLI::App* compareCmd = app.add_subcommand("compare", "Run a model and its conversion on the same inputs; report the error");
@@ -89,14 +102,7 @@ int main(int argc, char** argv) {
     tuneCmd->add_option("--tolerance", tune.tolerance, "The largest acceptable metric on the outputs (default 0.01)");
     tuneCmd->add_option("--max-attempts", tune.maxAttempts, "Conversions the search may run (default 64)");
     tuneCmd->add_option("--seed", tune.seed, "Seed of random inputs and initialised parameters (default 0)");
-    tuneCmd->add_option("--target-dtype", tc.targetDtype, "float16 or bfloat16 (default: the lists', else float16)")
-        ->check(CLI::IsMember({"float16", "bfloat16"}));
-    tuneCmd->add_option("--mode", tc.mode, "typed (default) or classic")->check(CLI::IsMember({"typed", "classic"}));
-    tuneCmd->add_option("--lists", tc.listsFile, "Operator lists JSON (schema of MXNet 1.9.1's defaults)");
-    tuneCmd->add_option("--target-dtype-ops", tc.targetDtypeOps, "Replace the target-dtype list: A,B");
-    tuneCmd->add_option("--fp32-ops", tc.fp32Ops, "Replace the FP32 list: A,B");
-    tuneCmd->add_option("--excluded-sym-names", tc.excludedSymNames, "Nodes kept in float32 from the start: N1,N2");
-    tuneCmd->add_option("--data-names", tc.dataNames, "Graph inputs that are data (default: data)");
+    addConversionOptions(tuneCmd, tc);
     tuneCmd->add_option("--backend", tune.backend, "auto (default), cpu, cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     tuneCmd->add_option("--report", tc.report, "Write the search: every node's figures, the attempts, fp32_nodes (JSON)");
 

@@ -564,21 +564,15 @@ void MainWindow::updateInspector() {
         m_inspector->clear();
         return;
     }
-    std::shared_ptr<const ConversionReport> report;
-    std::shared_ptr<const Graph> graph = snapshot->source;
-    if (snapshot->conversion) {
-        report = std::shared_ptr<const ConversionReport>(snapshot->conversion, &snapshot->conversion->report);
-        if (m_selectedInAfter) {
-            graph = std::shared_ptr<const Graph>(snapshot->conversion, &snapshot->conversion->graph);
-        }
-    }
+    std::shared_ptr<const ConversionIndex> index =
+        m_selectedInAfter && snapshot->afterIndex ? snapshot->afterIndex : snapshot->beforeIndex;
     const std::string name = m_selectedName.toStdString();
-    int index = indexOfNode(*graph, name);
-    if (index < 0 && m_selectedInAfter) {  // e.g. an unreachable node exists only in the original
-        graph = snapshot->source;
-        index = indexOfNode(*graph, name);
+    std::optional<NodeId> id = index->find(name);
+    if (!id && index != snapshot->beforeIndex) {  // e.g. an unreachable node exists only in the original
+        index = snapshot->beforeIndex;
+        id = index->find(name);
     }
-    m_inspector->showNode(graph, report, index);
+    m_inspector->showNode(index, id ? static_cast<int>(*id) : -1);
 }
 
 // --- node context menu ---

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "amp/converted_model.h"
+#include "amp/param_casting.h"
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
 
@@ -220,7 +221,7 @@ bool ConversionWorkspace::exportReport(const QString& path, QString* error) {
         refuseToOverwriteInput(toPath(path), m_document.origin.files());
         ConversionReport report = conversion->report;
         if (m_document.params) {
-            fillParamBytes(*m_document.params, *conversion, report);
+            fillParamBytes(*m_document.params, conversion->storedInTargetDtype, conversion->report.targetDtype, report);
         }
         writeFileAtomically(toPath(path), report.toJson());
         return true;

@@ -44,8 +44,6 @@ QString roleTitle(VariableRole role) {
     return QCoreApplication::translate("GraphDrawing", "input");
 }
 
-bool isCastOp(std::string_view op) { return op == "amp_cast" || op == "amp_multicast"; }
-
 }  // namespace
 
 QString shortDtypeName(std::string_view name) {
@@ -66,28 +64,10 @@ NodeSize drawnNodeSize(const Node& node, const NodeTextMetrics& metrics) {
     return {std::clamp(textWidth + padding, 80.0, 260.0), 2 * metrics.lineHeight + 12};
 }
 
-GraphDrawing makeGraphDrawing(const Graph& graph, const LayoutInput& input, const GraphLayout& layout,
-                              const ConversionReport* report, const std::set<std::string>& excludedNames,
-                              bool converted, const Graph* original) {
-    std::unordered_map<std::string_view, const NodeDecision*> decisionOf;
-    std::unordered_map<std::string_view, const CastRecord*> castOf;
-    if (report) {
-        decisionOf.reserve(report->nodes.size());
-        for (const NodeDecision& decision : report->nodes) {
-            decisionOf.emplace(std::string_view(decision.name.data(), decision.name.size()), &decision);
-        }
-        for (const CastRecord& cast : report->casts) {
-            castOf.emplace(std::string_view(cast.name.data(), cast.name.size()), &cast);
-        }
-    }
-    const Graph& roleGraph = original ? *original : graph;
-    const std::vector<VariableRole> roleList = classifyVariables(roleGraph);
-    std::unordered_map<std::string_view, VariableRole> roleOf;
-    for (std::size_t i = 0; i < roleGraph.size(); ++i) {
-        if (roleGraph.nodes[i].isVariable()) {
-            roleOf.emplace(roleGraph.nodes[i].name, roleList[i]);
-        }
-    }
+GraphDrawing makeGraphDrawing(const ConversionIndex& index, const LayoutInput& input, const GraphLayout& layout,
+                              const std::set<std::string>& excludedNames, bool converted) {
+    const Graph& graph = *index.graph();
+    const ConversionReport* report = index.report().get();
 
     GraphDrawing drawing;
     drawing.nodes.reserve(static_cast<qsizetype>(graph.size()));
@@ -99,15 +79,14 @@ GraphDrawing makeGraphDrawing(const Graph& graph, const LayoutInput& input, cons
         drawn.name = fromStd(node.name);
         drawn.op = fromStd(node.op);
         if (node.isVariable()) {
-            const auto role = roleOf.find(node.name);
-            drawn.title = roleTitle(role != roleOf.end() ? role->second : VariableRole::Input);
+            drawn.title = roleTitle(index.role(static_cast<NodeId>(i)));
         } else {
             drawn.title = drawn.op;
         }
         drawn.label = elided(drawn.name);
         drawn.excluded = excludedNames.count(node.name) != 0;
-        const auto castIt = converted ? castOf.find(node.name) : castOf.end();
-        if (converted && (castIt != castOf.end() || (isCastOp(node.op) && report))) {
+        // A cast the report inserted, or one the file held already (a converted model converted again).
+        if (converted && (index.castRecord(static_cast<NodeId>(i)) || (isAmpCastOp(node.op) && report))) {
             const bool multicast = node.op == "amp_multicast";
             drawn.style = multicast ? NodeStyle::Multicast : NodeStyle::Cast;
             const std::string* dtype = node.attr("dtype");
@@ -115,10 +94,10 @@ GraphDrawing makeGraphDrawing(const Graph& graph, const LayoutInput& input, cons
             if (!multicast) {
                 outputDtype[i] = drawn.badge;
             }
-        } else if (const auto it = decisionOf.find(node.name); it != decisionOf.end()) {
-            drawn.style = styleOf(it->second->precision);
-            if (it->second->dtype != DType::Unknown) {
-                outputDtype[i] = shortDtypeName(dtypeName(it->second->dtype));
+        } else if (const NodeDecision* decision = index.decision(node.name)) {
+            drawn.style = styleOf(decision->precision);
+            if (decision->dtype != DType::Unknown) {
+                outputDtype[i] = shortDtypeName(dtypeName(decision->dtype));
             }
         } else {
             drawn.style = node.isVariable() ? NodeStyle::Variable : NodeStyle::Unchanged;

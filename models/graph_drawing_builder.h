@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "amp/conversion_index.h"
 #include "amp/conversion_report.h"
 #include "graph/graph.h"
 #include "graph_drawing.h"
@@ -29,13 +30,12 @@ ampstudio::NodeSize drawnNodeSize(const ampstudio::Node& node, const NodeTextMet
 // edges carry the dtype of the entry when the report knows it; in the original graph the nodes take
 // the style of the decision made for them. `edges` are the layout input's edges (same order as
 // layout.edges).
-// `original`, for the converted graph, is the graph it was converted from: a variable's role
-// (parameter, input, auxiliary state) is read there, since in the converted graph a weight feeds a
-// cast rather than its op's weight slot.
-GraphDrawing makeGraphDrawing(const ampstudio::Graph& graph, const ampstudio::LayoutInput& input,
-                              const ampstudio::GraphLayout& layout, const ampstudio::ConversionReport* report,
-                              const std::set<std::string>& excludedNames, bool converted,
-                              const ampstudio::Graph* original = nullptr);
+// `index` answers for the drawn graph (its report gives decisions and casts; a variable's role is
+// read through the casts, since in the converted graph a weight feeds a cast rather than its op's
+// weight slot).
+GraphDrawing makeGraphDrawing(const ampstudio::ConversionIndex& index, const ampstudio::LayoutInput& input,
+                              const ampstudio::GraphLayout& layout, const std::set<std::string>& excludedNames,
+                              bool converted);
 
 // "f16", "bf16", "f32", ... for a dtype name; the name itself for anything else.
 QString shortDtypeName(std::string_view dtypeName);

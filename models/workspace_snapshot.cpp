@@ -6,24 +6,10 @@
 #include <unordered_map>
 
 #include "amp/amp_lists.h"
+#include "amp/param_casting.h"
 #include "layout/layout_input_from_graph.h"
 
 using namespace ampstudio;
-
-void fillParamBytes(const NDArrayList& params, const ConversionResult& result, ConversionReport& report) {
-    report.paramsKnown = true;
-    report.paramBytesBefore = params.payloadBytes();
-    report.paramBytesAfter = report.paramBytesBefore;
-    if (!isLowPrecisionFloat(result.report.targetDtype)) {
-        return;
-    }
-    for (const std::string& name : result.storedInTargetDtype) {
-        const int index = params.find(name);
-        if (index >= 0 && params.arrays[static_cast<std::size_t>(index)].dtype == DType::F32) {
-            report.paramBytesAfter -= params.arrays[static_cast<std::size_t>(index)].data.size() / 2;
-        }
-    }
-}
 
 WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled) {
     WorkspaceSnapshot snapshot;
@@ -36,7 +22,7 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     try {
         auto result = std::make_shared<ConversionResult>(convertGraph(source, input.options));
         if (input.params) {
-            fillParamBytes(*input.params, *result, result->report);
+            fillParamBytes(*input.params, result->storedInTargetDtype, result->report.targetDtype, result->report);
         }
         snapshot.conversion = std::move(result);
     } catch (const ConversionError& e) {
@@ -51,18 +37,24 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     options.cancelled = cancelled;
     const auto sizeOf = [&](const Node& node) { return drawnNodeSize(node, input.metrics); };
     const LayoutInput beforeInput = layoutInputFromGraph(source, sizeOf);
-    const ConversionReport* report = snapshot.conversion ? &snapshot.conversion->report : nullptr;
     if (!snapshot.conversion) {
+        snapshot.beforeIndex = std::make_shared<const ConversionIndex>(input.source, nullptr);
         const GraphLayout beforeLayout = layoutGraph(beforeInput, options);
         if (beforeLayout.cancelled) {
             return snapshot;
         }
-        snapshot.before = makeGraphDrawing(source, beforeInput, beforeLayout, nullptr, input.options.excludedSymNames, false);
+        snapshot.before = makeGraphDrawing(*snapshot.beforeIndex, beforeInput, beforeLayout,
+                                           input.options.excludedSymNames, false);
         snapshot.layoutMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
         return snapshot;
     }
 
-    const Graph& converted = snapshot.conversion->graph;
+    // Aliasing pointers: the indexes keep the conversion alive, not a copy of it.
+    const std::shared_ptr<const ConversionReport> report(snapshot.conversion, &snapshot.conversion->report);
+    const std::shared_ptr<const Graph> convertedGraph(snapshot.conversion, &snapshot.conversion->graph);
+    snapshot.beforeIndex = std::make_shared<const ConversionIndex>(input.source, report);
+    snapshot.afterIndex = std::make_shared<const ConversionIndex>(convertedGraph, report);
+    const Graph& converted = *convertedGraph;
     const LayoutInput afterInput = layoutInputFromGraph(converted, sizeOf);
     const GraphLayout afterLayout = layoutGraph(afterInput, options);
     if (afterLayout.cancelled) {
@@ -85,9 +77,9 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     if (beforeLayout.cancelled) {
         return snapshot;
     }
-    snapshot.after =
-        makeGraphDrawing(converted, afterInput, afterLayout, report, input.options.excludedSymNames, true, &source);
-    snapshot.before = makeGraphDrawing(source, beforeInput, beforeLayout, report, input.options.excludedSymNames, false);
+    snapshot.after = makeGraphDrawing(*snapshot.afterIndex, afterInput, afterLayout, input.options.excludedSymNames, true);
+    snapshot.before =
+        makeGraphDrawing(*snapshot.beforeIndex, beforeInput, beforeLayout, input.options.excludedSymNames, false);
     // One frame for both, so that fit-to-view and scrolling show the same region in each.
     snapshot.before.bounds = snapshot.after.bounds = snapshot.before.bounds.united(snapshot.after.bounds);
     snapshot.layoutMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;

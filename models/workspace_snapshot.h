@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "amp/conversion.h"
+#include "amp/conversion_index.h"
 #include "formats/ndarray_list.h"
 #include "graph_drawing.h"
 #include "graph_drawing_builder.h"
@@ -29,16 +30,15 @@ struct WorkspaceSnapshot {
     // Null when the conversion failed; `error` says why and the drawings show the original only.
     std::shared_ptr<const ampstudio::ConversionResult> conversion;
     QString error;
+    // What the inspector asks of each graph, indexed here off the GUI thread (after: null when the
+    // conversion failed).
+    std::shared_ptr<const ampstudio::ConversionIndex> beforeIndex;
+    std::shared_ptr<const ampstudio::ConversionIndex> afterIndex;
     GraphDrawing before;
     GraphDrawing after;
     double convertMs = 0;
     double layoutMs = 0;  // both layouts and drawings
 };
-
-// Parameter bytes before and after cast_optional_params, without copying the arrays: the report's
-// paramBytesBefore/After as applyParamCasting() would set them.
-void fillParamBytes(const ampstudio::NDArrayList& params, const ampstudio::ConversionResult& result,
-                    ampstudio::ConversionReport& report);
 
 // Returns a snapshot with empty drawings once `cancelled` says the job is stale.
 WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled);

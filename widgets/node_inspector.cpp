@@ -16,7 +16,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "ops/op_registry.h"
+#include "amp/conversion_index.h"
 #include "ops/variable_roles.h"
 
 using namespace ampstudio;
@@ -30,17 +30,6 @@ constexpr int kMaxListedNames = 3;           // "a, b, c and 4 more" in sentence
 QString qs(std::string_view s) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
-
-bool isCastOp(const Node& node) {
-    return node.op == "amp_cast" || node.op == "amp_multicast";
-}
-
-// The dtype an edge carries, when the conversion knows it; `viaCast` names the cast it goes through
-// after conversion when the edge is shown in the original graph.
-struct EdgeDtype {
-    QString dtype;
-    QString viaCast;
-};
 
 // Names are long and have no spaces: let a wrapped label break them after underscores.
 QString breakable(QString text) {
@@ -117,150 +106,7 @@ QString sourceText(const SourceOutput& source) {
                                     .arg(qs(source.node), QString::number(source.output));
 }
 
-// The graph with every read of an amp_cast / amp_multicast output redirected to what it casts, so
-// that classifyVariables sees where a variable really goes (fc1_weight is fc1's weight, not the
-// input of fc1_weight_amp_cast_float16). Nodes come in topological order, so one step per edge
-// also collapses chains of casts.
-Graph readThroughCasts(const Graph& graph) {
-    Graph g = graph;
-    for (Node& n : g.nodes) {
-        for (NodeEntry& e : n.inputs) {
-            const Node& source = g.nodes[e.node];
-            if (source.op == "amp_cast" && !source.inputs.empty()) {
-                e = source.inputs[0];
-            } else if (source.op == "amp_multicast" && e.index < source.inputs.size()) {
-                e = source.inputs[e.index];
-            }
-        }
-    }
-    return g;
-}
-
 }  // namespace
-
-// Indexes into the shown graph and report, rebuilt only when either changes, so that inspecting a
-// node costs in proportion to its edges even in a graph of 100,000 nodes.
-struct NodeInspector::Lookup {
-    std::shared_ptr<const Graph> graph;
-    std::shared_ptr<const ConversionReport> report;
-    std::vector<std::vector<NodeId>> consumers;
-    std::vector<VariableRole> roles;  // computed when a variable is first shown
-    std::unordered_map<std::string_view, const NodeDecision*> decisions;
-    std::unordered_map<std::string_view, const CastRecord*> castsByName;
-    std::unordered_multimap<std::string_view, const CastRecord*> castsBySource;
-    // The graph is the conversion's result (its cast nodes are the report's); otherwise it is the
-    // original, whose edges the report's casts sit on.
-    bool graphIsConverted = false;
-
-    void set(std::shared_ptr<const Graph> g, std::shared_ptr<const ConversionReport> r) {
-        const bool graphChanged = g != graph;
-        const bool reportChanged = r != report;
-        if (graphChanged) {
-            graph = std::move(g);
-            consumers = graph->consumers();
-            roles.clear();
-        }
-        if (reportChanged) {
-            report = std::move(r);
-            decisions.clear();
-            castsByName.clear();
-            castsBySource.clear();
-            if (report) {
-                decisions.reserve(report->nodes.size());
-                for (const NodeDecision& d : report->nodes) {
-                    decisions.emplace(d.name, &d);
-                }
-                for (const CastRecord& c : report->casts) {
-                    castsByName.emplace(c.name, &c);
-                    if (c.multicastSources.empty()) {
-                        castsBySource.emplace(c.source.node, &c);
-                    }
-                    for (const SourceOutput& s : c.multicastSources) {
-                        castsBySource.emplace(s.node, &c);  // a name twice is harmless: castInto checks
-                    }
-                }
-            }
-        }
-        if (graphChanged || reportChanged) {
-            graphIsConverted = std::any_of(graph->nodes.begin(), graph->nodes.end(), [&](const Node& n) {
-                return isCastOp(n) && castsByName.count(n.name) > 0;
-            });
-        }
-    }
-
-    const NodeDecision* decision(std::string_view name) const {
-        const auto it = decisions.find(name);
-        return it == decisions.end() ? nullptr : it->second;
-    }
-
-    // The report's record of a cast node of the converted graph.
-    const CastRecord* castRecord(const Node& node) const {
-        if (!graphIsConverted || !isCastOp(node)) {
-            return nullptr;
-        }
-        const auto it = castsByName.find(node.name);
-        return it == castsByName.end() ? nullptr : it->second;
-    }
-
-    // The cast that, after conversion, sits on the original edge source[output] -> consumer (an
-    // empty consumer: the graph output).
-    const CastRecord* castInto(std::string_view source, uint32_t output, std::string_view consumer) const {
-        if (graphIsConverted) {
-            return nullptr;
-        }
-        const auto [begin, end] = castsBySource.equal_range(source);
-        if (begin == end) {
-            return nullptr;
-        }
-        const SourceOutput wanted{source, output};
-        for (auto it = begin; it != end; ++it) {
-            const CastRecord& c = *it->second;
-            const bool readsIt = c.multicastSources.empty()
-                                     ? c.source == wanted
-                                     : std::find(c.multicastSources.begin(), c.multicastSources.end(),
-                                                 wanted) != c.multicastSources.end();
-            if (!readsIt) {
-                continue;
-            }
-            if (consumer.empty()
-                    ? c.feedsGraphOutput
-                    : std::find(c.consumers.begin(), c.consumers.end(), consumer) != c.consumers.end()) {
-                return &c;
-            }
-        }
-        return nullptr;
-    }
-
-    EdgeDtype edgeDtype(NodeId sourceId, uint32_t output, std::string_view consumer) const {
-        const Node& source = graph->nodes[sourceId];
-        if (source.op == "amp_cast") {
-            const std::string* dtype = source.attr("dtype");
-            return {dtype ? QString::fromStdString(*dtype) : QString(), {}};
-        }
-        if (source.op == "amp_multicast") {
-            return {NodeInspector::tr("widest"), {}};
-        }
-        if (const CastRecord* c = castInto(source.name, output, consumer)) {
-            const QString dtype =
-                c->op == "amp_multicast" ? NodeInspector::tr("widest") : qs(c->dtype);
-            return {dtype, qs(c->name)};
-        }
-        // A decision's dtype is that of output 0; other outputs (BatchNorm's mean, var) may differ.
-        const NodeDecision* d = decision(source.name);
-        if (d != nullptr && output == 0 && d->dtype != DType::Unknown) {
-            return {qs(dtypeName(d->dtype)), {}};
-        }
-        return {};
-    }
-
-    VariableRole role(NodeId id) {
-        if (roles.empty()) {
-            const bool hasCasts = std::any_of(graph->nodes.begin(), graph->nodes.end(), isCastOp);
-            roles = classifyVariables(hasCasts ? readThroughCasts(*graph) : *graph);
-        }
-        return roles[id];
-    }
-};
 
 namespace {
 
@@ -363,25 +209,30 @@ QString castReason(const CastRecord& c) {
     return text;
 }
 
+// "widest" is the one dtype word to translate: an amp_multicast's output, decided at run time.
+QString dtypeText(const EdgeDtype& e) {
+    return e.dtype == "widest" ? NodeInspector::tr("widest") : QString::fromStdString(e.dtype);
+}
+
 QString dtypeCell(const EdgeDtype& e) {
-    if (e.dtype.isEmpty()) {
+    if (!e.known()) {
         return QStringLiteral("—");
     }
-    return e.viaCast.isEmpty() ? e.dtype : NodeInspector::tr("%1 (cast)").arg(e.dtype);
+    return e.viaCast.empty() ? dtypeText(e) : NodeInspector::tr("%1 (cast)").arg(dtypeText(e));
 }
 
 QString dtypeToolTip(const EdgeDtype& e) {
-    if (e.dtype.isEmpty()) {
+    if (!e.known()) {
         return NodeInspector::tr("Not known before run time");
     }
-    return e.viaCast.isEmpty()
-               ? e.dtype
-               : NodeInspector::tr("Cast to %1 by %2 in the converted graph").arg(e.dtype, e.viaCast);
+    return e.viaCast.empty() ? dtypeText(e)
+                             : NodeInspector::tr("Cast to %1 by %2 in the converted graph")
+                                   .arg(dtypeText(e), QString::fromStdString(e.viaCast));
 }
 
 }  // namespace
 
-NodeInspector::NodeInspector(QWidget* parent) : QWidget(parent), m_lookup(std::make_unique<Lookup>()) {
+NodeInspector::NodeInspector(QWidget* parent) : QWidget(parent) {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     m_stack = new QStackedWidget;
@@ -482,49 +333,61 @@ void NodeInspector::clear() {
         tree->clear();
     }
     // Drop the graph and report: the inspector must not keep a closed document alive.
-    *m_lookup = Lookup();
+    m_index.reset();
     m_stack->setCurrentIndex(0);
 }
 
 void NodeInspector::showNode(std::shared_ptr<const Graph> graph,
                              std::shared_ptr<const ConversionReport> report, int nodeIndex) {
-    if (!graph || nodeIndex < 0 || static_cast<std::size_t>(nodeIndex) >= graph->size()) {
+    if (!graph) {
         clear();
         return;
     }
-    m_lookup->set(std::move(graph), std::move(report));
+    // Indexed again only when the graph or the report changes.
+    if (!m_index || m_index->graph() != graph || m_index->report() != report) {
+        m_index = std::make_shared<const ConversionIndex>(std::move(graph), std::move(report));
+    }
+    showNode(m_index, nodeIndex);
+}
+
+void NodeInspector::showNode(std::shared_ptr<const ConversionIndex> index, int nodeIndex) {
+    if (!index || nodeIndex < 0 || static_cast<std::size_t>(nodeIndex) >= index->graph()->size()) {
+        clear();
+        return;
+    }
+    m_index = std::move(index);
     const NodeId id = static_cast<NodeId>(nodeIndex);
-    const Node& node = m_lookup->graph->nodes[id];
+    const Node& node = m_index->graph()->nodes[id];
 
     m_nodeName = QString::fromStdString(node.name);
     m_name->setText(m_nodeName);
     m_name->setCursorPosition(0);
     m_name->setToolTip(m_nodeName);
     if (node.isVariable()) {
-        m_operator->setText(tr("variable (%1)").arg(roleText(m_lookup->role(id))));
+        m_operator->setText(tr("variable (%1)").arg(roleText(m_index->role(id))));
     } else {
         m_operator->setText(QString::fromStdString(node.op));
     }
     showPrecision(id);
     fillAttributes(node);
-    fillInputs(node);
+    fillInputs(id);
     fillOutputs(id);
     m_stack->setCurrentIndex(1);
 }
 
 void NodeInspector::showPrecision(NodeId id) {
-    const Node& node = m_lookup->graph->nodes[id];
-    const ConversionReport* report = m_lookup->report.get();
-    if (const CastRecord* cast = m_lookup->castRecord(node)) {
+    const Node& node = m_index->graph()->nodes[id];
+    const ConversionReport* report = m_index->report().get();
+    if (const CastRecord* cast = m_index->castRecord(id)) {
         m_precision->setText(cast->op == "amp_multicast" ? tr("widest of its inputs, at run time")
                                                          : qs(cast->dtype));
         m_rule->setText(tr("inserted by the conversion"));
         m_reason->setText(breakable(castReason(*cast)));
         return;
     }
-    const NodeDecision* d = report ? m_lookup->decision(node.name) : nullptr;
+    const NodeDecision* d = report ? m_index->decision(node.name) : nullptr;
     if (d != nullptr) {
-        const QString role = node.isVariable() ? roleText(m_lookup->role(id)) : QString();
+        const QString role = node.isVariable() ? roleText(m_index->role(id)) : QString();
         m_precision->setText(precisionText(*d));
         m_rule->setText(ruleText(*d));
         m_reason->setText(breakable(reasonText(*d, role)));
@@ -551,100 +414,65 @@ void NodeInspector::fillAttributes(const Node& node) {
     finishSection(m_attributesBox, m_attributes, tr("Attributes (%1)").arg(node.attrs.size()));
 }
 
-void NodeInspector::fillInputs(const Node& node) {
+void NodeInspector::fillInputs(NodeId id) {
     m_inputs->clear();
-    const OpRegistry& registry = OpRegistry::instance();
-    const auto slotNames = node.isVariable() ? std::nullopt : registry.inputNames(node);
+    const Graph& graph = *m_index->graph();
     bool anyMultiOutputSource = false;
     bool anyDtypeKnown = false;
-    for (uint32_t i = 0; i < node.inputs.size(); ++i) {
-        const NodeEntry& e = node.inputs[i];
-        const Node& source = m_lookup->graph->node(e);
+    for (const InputRow& row : m_index->inputs(id)) {
+        const Node& source = graph.nodes[row.source];
         anyMultiOutputSource = anyMultiOutputSource || source.numOutputs > 1;
         auto* item = new QTreeWidgetItem(m_inputs);
-        const QString slot =
-            slotNames && i < slotNames->size() ? QString::fromStdString((*slotNames)[i]) : QString::number(i);
-        item->setText(0, slot);
-        item->setToolTip(0, tr("Input %1 of %2").arg(QString::number(i), m_nodeName));
+        item->setText(0, QString::fromStdString(row.slotName));
+        item->setToolTip(0, tr("Input %1 of %2").arg(QString::number(row.slot), m_nodeName));
 
         const QString sourceName = QString::fromStdString(source.name);
-        const QString entryName = QString::fromStdString(outputEntryName(source, e.index));
+        const QString entryName = QString::fromStdString(row.entryName);
         setNodeCell(item, 1, sourceName,
                     tr("%1 (output %2: %3)\nDouble-click to show it")
-                        .arg(sourceName, QString::number(e.index), entryName));
-        const auto outputName = registry.outputName(source, e.index);
-        item->setText(2, source.isVariable() ? QString()
-                         : outputName        ? QString::fromStdString(*outputName)
-                                             : QString::number(e.index));
+                        .arg(sourceName, QString::number(row.output), entryName));
+        item->setText(2, QString::fromStdString(row.outputName));
         item->setToolTip(2, entryName);
 
-        const EdgeDtype dtype = m_lookup->edgeDtype(e.node, e.index, node.name);
-        anyDtypeKnown = anyDtypeKnown || !dtype.dtype.isEmpty();
-        item->setText(3, dtypeCell(dtype));
-        item->setToolTip(3, dtypeToolTip(dtype));
+        anyDtypeKnown = anyDtypeKnown || row.dtype.known();
+        item->setText(3, dtypeCell(row.dtype));
+        item->setToolTip(3, dtypeToolTip(row.dtype));
     }
     // The output column says something only when a source has several outputs (BatchNorm, SliceChannel).
     m_inputs->setColumnHidden(2, !anyMultiOutputSource);
     // Without a conversion only casts already in the file have known dtypes.
-    m_inputs->setColumnHidden(3, !m_lookup->report && !anyDtypeKnown);
-    finishSection(m_inputsBox, m_inputs, tr("Inputs (%1)").arg(node.inputs.size()));
+    m_inputs->setColumnHidden(3, !m_index->report() && !anyDtypeKnown);
+    finishSection(m_inputsBox, m_inputs, tr("Inputs (%1)").arg(graph.nodes[id].inputs.size()));
 }
 
 void NodeInspector::fillOutputs(NodeId id) {
     m_outputs->clear();
-    const Graph& graph = *m_lookup->graph;
+    const Graph& graph = *m_index->graph();
     const Node& node = graph.nodes[id];
-    const OpRegistry& registry = OpRegistry::instance();
-    const auto outputLabel = [&](uint32_t index) {
-        if (node.isVariable()) {
-            return QString();
-        }
-        const auto name = registry.outputName(node, index);
-        return name ? QString::fromStdString(*name) : QString::number(index);
-    };
     bool anyDtypeKnown = false;
-    const auto addRow = [&](uint32_t index, const EdgeDtype& dtype) {
-        anyDtypeKnown = anyDtypeKnown || !dtype.dtype.isEmpty();
-        auto* item = new QTreeWidgetItem(m_outputs);
-        item->setText(0, outputLabel(index));
-        item->setToolTip(0, QString::fromStdString(outputEntryName(node, index)));
-        item->setText(2, dtypeCell(dtype));
-        item->setToolTip(2, dtypeToolTip(dtype));
-        return item;
-    };
-
     int rows = 0;
-    // One row per consumer and output it reads (a node that reads the same output twice is one row).
-    for (NodeId consumerId : m_lookup->consumers[id]) {
-        const Node& consumer = graph.nodes[consumerId];
-        std::vector<uint32_t> read;
-        for (const NodeEntry& e : consumer.inputs) {
-            if (e.node == id && std::find(read.begin(), read.end(), e.index) == read.end()) {
-                read.push_back(e.index);
-            }
-        }
-        std::sort(read.begin(), read.end());
-        const QString reader = QString::fromStdString(consumer.name);
-        for (uint32_t index : read) {
-            QTreeWidgetItem* item = addRow(index, m_lookup->edgeDtype(id, index, consumer.name));
-            setNodeCell(
-                item, 1, reader,
-                tr("%1 (%2)\nDouble-click to show it").arg(reader, QString::fromStdString(consumer.op)));
-            ++rows;
-        }
-    }
-    for (const NodeEntry& head : graph.heads) {
-        if (head.node == id) {
-            QTreeWidgetItem* item = addRow(head.index, m_lookup->edgeDtype(id, head.index, {}));
+    for (const OutputRow& row : m_index->outputs(id)) {
+        anyDtypeKnown = anyDtypeKnown || row.dtype.known();
+        auto* item = new QTreeWidgetItem(m_outputs);
+        item->setText(0, QString::fromStdString(row.outputName));
+        item->setToolTip(0, QString::fromStdString(outputEntryName(node, row.output)));
+        item->setText(2, dtypeCell(row.dtype));
+        item->setToolTip(2, dtypeToolTip(row.dtype));
+        if (row.consumer) {
+            const Node& consumer = graph.nodes[*row.consumer];
+            const QString reader = QString::fromStdString(consumer.name);
+            setNodeCell(item, 1, reader,
+                        tr("%1 (%2)\nDouble-click to show it").arg(reader, QString::fromStdString(consumer.op)));
+        } else {
             item->setText(1, tr("graph output"));
             item->setToolTip(1, tr("An output of the graph"));
             QFont italic = item->font(1);
             italic.setItalic(true);
             item->setFont(1, italic);
-            ++rows;
         }
+        ++rows;
     }
     m_outputs->setColumnHidden(0, node.numOutputs <= 1);
-    m_outputs->setColumnHidden(2, !m_lookup->report && !anyDtypeKnown);
+    m_outputs->setColumnHidden(2, !m_index->report() && !anyDtypeKnown);
     finishSection(m_outputsBox, m_outputs, tr("Outputs (%1)").arg(rows));
 }

@@ -9,6 +9,7 @@
 
 #include <memory>
 
+#include "amp/conversion_index.h"
 #include "amp/conversion_report.h"
 #include "graph/graph.h"
 
@@ -28,6 +29,8 @@ public:
     // report (may be null); nodeIndex: index into graph->nodes, or -1 (or any index out of range) to clear.
     void showNode(std::shared_ptr<const ampstudio::Graph> graph,
                   std::shared_ptr<const ampstudio::ConversionReport> report, int nodeIndex);
+    // The same, with an index built already (the workspace snapshot's, built off the GUI thread).
+    void showNode(std::shared_ptr<const ampstudio::ConversionIndex> index, int nodeIndex);
     void clear();
     // The shown node's name; empty when cleared.
     QString nodeName() const;
@@ -37,14 +40,14 @@ signals:
     void nodeActivated(const QString& name);
 
 private:
-    struct Lookup;  // name -> decision / cast indexes of the report, consumers of the graph
-
     void showPrecision(ampstudio::NodeId id);
     void fillAttributes(const ampstudio::Node& node);
-    void fillInputs(const ampstudio::Node& node);
+    void fillInputs(ampstudio::NodeId id);
     void fillOutputs(ampstudio::NodeId id);
 
-    std::unique_ptr<Lookup> m_lookup;
+    // Answers every question about the shown graph and its conversion (the engine's, shared with
+    // the drawing and `ampstudio-cli inspect --node`).
+    std::shared_ptr<const ampstudio::ConversionIndex> m_index;
     QString m_nodeName;
 
     QStackedWidget* m_stack;

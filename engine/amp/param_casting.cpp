@@ -80,4 +80,20 @@ void applyParamCasting(NDArrayList& params, const std::set<std::string>& storedI
     report.paramBytesAfter = params.payloadBytes();
 }
 
+void fillParamBytes(const NDArrayList& params, const std::set<std::string>& storedInTargetDtype, DType target,
+                    ConversionReport& report) {
+    report.paramsKnown = true;
+    report.paramBytesBefore = params.payloadBytes();
+    report.paramBytesAfter = report.paramBytesBefore;
+    if (!isLowPrecisionFloat(target)) {
+        return;
+    }
+    for (const std::string& name : storedInTargetDtype) {
+        const int index = params.find(name);
+        if (index >= 0 && params.arrays[static_cast<std::size_t>(index)].dtype == DType::F32) {
+            report.paramBytesAfter -= params.arrays[static_cast<std::size_t>(index)].data.size() / 2;
+        }
+    }
+}
+
 }  // namespace ampstudio

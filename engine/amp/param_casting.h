@@ -19,4 +19,10 @@ namespace ampstudio {
 void applyParamCasting(NDArrayList& params, const std::set<std::string>& storedInTargetDtype, DType target,
                        ConversionReport& report);
 
+// What applyParamCasting would put in report.paramsKnown, paramBytesBefore and paramBytesAfter,
+// without copying or converting anything: the parameter bytes before -> after the inspector and
+// the status bar show while the user edits.
+void fillParamBytes(const NDArrayList& params, const std::set<std::string>& storedInTargetDtype, DType target,
+                    ConversionReport& report);
+
 }  // namespace ampstudio

@@ -68,8 +68,13 @@ std::vector<std::filesystem::path> ModelFiles::all() const {
     return result;
 }
 
+ModelOrigin locateModelFiles(const std::filesystem::path& file, const OpenModelOptions& options) {
+    return sniff(file).locate(file, options);
+}
+
 ModelDocument openModelFile(const std::filesystem::path& file, const OpenModelOptions& options) {
-    return sniff(file).open(file, options);
+    const ModelFormatHandler& handler = sniff(file);
+    return handler.read(handler.locate(file, options));
 }
 
 ModelDocument parseModel(ModelFormat format, std::span<const std::byte> model, std::span<const std::byte> params,

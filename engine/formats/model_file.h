@@ -54,6 +54,10 @@ struct OpenModelOptions {
 // recognises it (its reader then says what is wrong). Never throws.
 ModelFormat sniffModelFormat(const std::filesystem::path& file);
 
+// The files openModelFile(file, options) would read, without reading them (the CLI names them and
+// checks its outputs against them first). Never throws; a missing companion is simply absent.
+ModelOrigin locateModelFiles(const std::filesystem::path& file, const OpenModelOptions& options = {});
+
 // Throws LoadError naming the file and the reason (a file no format recognises is read as the
 // first registered format, whose reader then says what is wrong with it).
 ModelDocument openModelFile(const std::filesystem::path& file, const OpenModelOptions& options = {});

@@ -17,7 +17,9 @@ struct ModelFormatHandler {
     std::string_view name;
     // 0 when `file` (its name and its first bytes) is not this format's; higher is surer.
     int (*recognise)(const std::filesystem::path& file, std::span<const std::byte> head);
-    ModelDocument (*open)(const std::filesystem::path& file, const OpenModelOptions& options);
+    // The files opening `file` reads (companions found as options say), nothing read yet.
+    ModelOrigin (*locate)(const std::filesystem::path& file, const OpenModelOptions& options);
+    ModelDocument (*read)(const ModelOrigin& origin);
     ModelDocument (*parse)(std::span<const std::byte> model, std::span<const std::byte> params,
                            const std::string& displayName);
     ModelFiles (*filesFor)(const std::string& prefix, bool withParams, int64_t epoch);

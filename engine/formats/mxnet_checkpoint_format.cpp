@@ -32,17 +32,21 @@ int recognise(const std::filesystem::path& file, std::span<const std::byte> head
     return file.extension() == ".json" ? 1 : 0;  // empty: the reader reports it
 }
 
-ModelDocument open(const std::filesystem::path& file, const OpenModelOptions& options) {
+ModelOrigin locate(const std::filesystem::path& file, const OpenModelOptions& options) {
     CheckpointFiles files = options.findCompanions ? findCheckpointFiles(file) : CheckpointFiles{file, std::nullopt};
     if (options.params) {
         files.params = options.params;
     }
+    return {ModelFormat::MxnetCheckpoint, files.symbol.filename().string(), files.symbol, files.params};
+}
+
+ModelDocument read(const ModelOrigin& origin) {
     ModelDocument document;
-    document.graph = std::make_shared<const Graph>(readSymbolJsonFile(files.symbol));
-    if (files.params) {
-        document.params = std::make_shared<const NDArrayList>(readNDArrayListFile(*files.params));
+    document.graph = std::make_shared<const Graph>(readSymbolJsonFile(origin.model));
+    if (origin.params) {
+        document.params = std::make_shared<const NDArrayList>(readNDArrayListFile(*origin.params));
     }
-    document.origin = {ModelFormat::MxnetCheckpoint, files.symbol.filename().string(), files.symbol, files.params};
+    document.origin = origin;
     return document;
 }
 
@@ -92,7 +96,8 @@ const ModelFormatHandler& mxnetCheckpointFormat() {
     static const ModelFormatHandler handler{ModelFormat::MxnetCheckpoint,
                                             "MXNet symbol",
                                             recognise,
-                                            open,
+                                            locate,
+                                            read,
                                             parse,
                                             filesFor,
                                             write,

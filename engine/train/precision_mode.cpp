@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "amp/conversion.h"
+#include "amp/conversion_index.h"
 #include "ops/op_registry.h"
 #include "ops/op_spec.h"
 
@@ -29,7 +30,8 @@ bool staysFloat32(std::string_view op) {
     return op == "BatchNorm" || op == "BatchNorm_v1" || op == "_contrib_SyncBatchNorm";
 }
 
-bool isCastOp(std::string_view op) { return op == "amp_cast" || op == "amp_multicast" || op == "Cast"; }
+// The conversion's casts, and the user's own Cast: none of them is worth keeping narrow.
+bool isCastOp(std::string_view op) { return isAmpCastOp(op) || op == "Cast"; }
 
 }  // namespace
 

@@ -302,6 +302,42 @@ private slots:
         QCOMPARE(j["auxiliary_states"].toArray(), (QJsonArray{"batchnorm0_moving_mean", "batchnorm0_moving_var"}));
         QCOMPARE(j["outputs"].toArray(), (QJsonArray{"softmax_output"}));
     }
+
+    // What the GUI's inspector shows of a node, from the same engine index: the decision and the
+    // casts on its edges in the original graph, and a cast of the converted graph with its reason.
+    void inspectNodeAnswersAsTheInspector() {
+        const QString mlp = QStringLiteral(AMS_SOURCE_DIR "/resources/examples/mlp-symbol.json");
+        Run r = cli({"inspect", mlp, "--node", "fc1", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(j["graph"].toString(), QStringLiteral("original"));
+        QCOMPARE(j["operator"].toString(), QStringLiteral("FullyConnected"));
+        QCOMPARE(j["precision"].toString(), QStringLiteral("float16"));
+        QCOMPARE(j["rule"].toString(), QStringLiteral("target_dtype_ops"));
+        QCOMPARE(j["attributes"].toObject()["num_hidden"].toString(), QStringLiteral("128"));
+        const QJsonArray inputs = j["inputs"].toArray();
+        QCOMPARE(inputs.size(), 3);
+        QCOMPARE(inputs[1].toObject()["input"].toString(), QStringLiteral("weight"));
+        QCOMPARE(inputs[1].toObject()["from"].toString(), QStringLiteral("fc1_weight"));
+        QCOMPARE(inputs[1].toObject()["via_cast"].toString(), QStringLiteral("fc1_weight_amp_cast_float16"));
+        QCOMPARE(j["outputs"].toArray()[0].toObject()["read_by"].toString(), QStringLiteral("relu1"));
+
+        // Excluded, the same node runs in float32 and nothing casts its inputs.
+        r = cli({"inspect", mlp, "--node", "fc1", "--excluded-sym-names", "fc1", "--json"});
+        j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(j["precision"].toString(), QStringLiteral("float32"));
+        QCOMPARE(j["rule"].toString(), QStringLiteral("excluded"));
+        QVERIFY(j["inputs"].toArray()[1].toObject()["via_cast"].isNull());
+
+        r = cli({"inspect", mlp, "--node", "fc1_weight_amp_cast_float16"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("(converted graph)")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("reason:    casts fc1_weight to float16 for fc1")), qPrintable(r.out));
+
+        r = cli({"inspect", mlp, "--node", "no_such_node"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("no node 'no_such_node'")), qPrintable(r.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -48,6 +48,10 @@ private slots:
         const fs::path root = dir.path().toStdString();
         copyCheckpoint(root);
         QCOMPARE(sniffModelFormat(root / dropped.toStdString()), ModelFormat::MxnetCheckpoint);
+        // Located before anything is read (the CLI names the files and checks its outputs first).
+        const ModelOrigin located = locateModelFiles(root / dropped.toStdString());
+        QCOMPARE(located.model, root / "net-symbol.json");
+        QCOMPARE(located.params, std::optional<fs::path>(root / "net-0003.params"));
         const ModelDocument document = openModelFile(root / dropped.toStdString());
         QVERIFY(document.graph);
         QVERIFY(document.params);

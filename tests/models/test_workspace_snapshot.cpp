@@ -172,7 +172,7 @@ private slots:
         options.castOptionalParams = true;
         ConversionResult result = convertGraph(graph, options);
         ConversionReport estimated = result.report;
-        fillParamBytes(params, result, estimated);
+        fillParamBytes(params, result.storedInTargetDtype, result.report.targetDtype, estimated);
         applyParamCasting(params, result.storedInTargetDtype, DType::F16, result.report);
         QCOMPARE(estimated.paramBytesBefore, result.report.paramBytesBefore);
         QCOMPARE(estimated.paramBytesAfter, result.report.paramBytesAfter);
