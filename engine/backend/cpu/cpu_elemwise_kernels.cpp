@@ -13,7 +13,7 @@
 
 #include "backend/cpu/cpu_kernel.h"
 #include "backend/dropout_mask.h"
-#include "ops/op_spec.h"
+#include "backend/kernel_params.h"
 #include "tensor/parallel_for.h"
 
 namespace ampstudio {
@@ -212,34 +212,23 @@ CpuKernelFactory unaryFactory() {
 
 template <typename F>
 CpuKernelFactory scalarFactory() {
-    return [](const KernelSetup& setup, CpuDnnl&) {
-        const OpAttrs attrs(setup.node);
-        return unaryKernel(F{static_cast<float>(attrs.getFloat("scalar", 1.0))});
-    };
+    return [](const KernelSetup& setup, CpuDnnl&) { return unaryKernel(F{scalarOperand(setup.node)}); };
 }
 
 std::unique_ptr<CpuKernel> makeActivation(const KernelSetup& setup, CpuDnnl&) {
-    const OpAttrs attrs(setup.node);
-    const std::string type = attrs.getEnum("act_type", "relu", {"relu", "sigmoid", "tanh", "softrelu", "softsign"});
-    if (type == "relu") {
-        return unaryKernel(Relu{});
-    }
-    if (type == "sigmoid") {
-        return unaryKernel(Sigmoid{});
-    }
-    if (type == "tanh") {
-        return unaryKernel(Tanh{});
-    }
-    if (type == "softrelu") {
-        return unaryKernel(SoftRelu{});
+    switch (activationType(setup.node)) {
+        case ActivationType::Relu: return unaryKernel(Relu{});
+        case ActivationType::Sigmoid: return unaryKernel(Sigmoid{});
+        case ActivationType::Tanh: return unaryKernel(Tanh{});
+        case ActivationType::SoftRelu: return unaryKernel(SoftRelu{});
+        case ActivationType::SoftSign: break;
     }
     return unaryKernel(SoftSign{});
 }
 
 std::unique_ptr<CpuKernel> makeClip(const KernelSetup& setup, CpuDnnl&) {
-    const OpAttrs attrs(setup.node);
-    return unaryKernel(Clip{static_cast<float>(attrs.getFloat("a_min", 0.0)),
-                            static_cast<float>(attrs.getFloat("a_max", 0.0))});
+    const ClipParams p = clipParams(setup.node);
+    return unaryKernel(Clip{p.min, p.max});
 }
 
 // prelu: y = x > 0 ? x : gamma[c] * x, c the index along axis 1 (or one gamma for all).
@@ -303,24 +292,13 @@ private:
 };
 
 std::unique_ptr<CpuKernel> makeLeakyReLU(const KernelSetup& setup, CpuDnnl&) {
-    const OpAttrs attrs(setup.node);
-    const std::string type = attrs.getString("act_type", "leaky");
-    if (type == "rrelu") {
-        attrs.fail("act_type rrelu (randomized leaky ReLU) is not supported");
-    }
-    attrs.getEnum("act_type", "leaky", {"leaky", "elu", "selu", "gelu", "prelu"});
-    const auto slope = static_cast<float>(attrs.getFloat("slope", 0.25));
-    if (type == "leaky") {
-        return unaryKernel(Leaky{slope});
-    }
-    if (type == "elu") {
-        return unaryKernel(Elu{slope});
-    }
-    if (type == "selu") {
-        return unaryKernel(Selu{});
-    }
-    if (type == "gelu") {
-        return unaryKernel(Gelu{});
+    const LeakyReluParams p = leakyReluParams(setup.node);
+    switch (p.type) {
+        case LeakyReluType::Leaky: return unaryKernel(Leaky{p.slope});
+        case LeakyReluType::Elu: return unaryKernel(Elu{p.slope});
+        case LeakyReluType::Selu: return unaryKernel(Selu{});
+        case LeakyReluType::Gelu: return unaryKernel(Gelu{});
+        case LeakyReluType::PRelu: break;
     }
     return std::make_unique<PReluKernel>(setup);
 }
@@ -531,14 +509,11 @@ std::unique_ptr<CpuKernel> makeAddN(const KernelSetup&, CpuDnnl&) {
 class SoftmaxKernel final : public CpuKernel {
 public:
     SoftmaxKernel(const KernelSetup& setup, bool log) : m_log(log) {
-        const OpAttrs attrs(setup.node);
-        const Shape& shape = setup.inShapes[0];
-        auto axis = attrs.getInt("axis", -1);
-        axis = axis < 0 ? axis + static_cast<int64_t>(shape.size()) : axis;
-        for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-            (d < axis ? m_outer : d == axis ? m_length : m_inner) *= shape[static_cast<std::size_t>(d)];
-        }
-        m_invTemperature = 1.0f / static_cast<float>(attrs.has("temperature") ? attrs.getFloat("temperature", 1.0) : 1.0);
+        const SoftmaxParams p = softmaxParams(setup);
+        m_outer = p.layout.outer;
+        m_length = p.layout.channels;
+        m_inner = p.layout.inner;
+        m_invTemperature = p.invTemperature;
     }
 
     void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
@@ -600,20 +575,12 @@ private:
 class ReduceKernel final : public CpuKernel {
 public:
     ReduceKernel(const KernelSetup& setup, bool mean) {
-        const OpAttrs attrs(setup.node);
         const Shape& data = setup.inShapes[0];
-        const std::vector<bool> reduced = elemwiseReducedAxes(attrs, data);
-        Shape kept = data;  // the output with keepdims, for the iteration's strides
-        int64_t count = 1;
-        for (std::size_t d = 0; d < data.size(); ++d) {
-            if (reduced[d]) {
-                count *= data[d];
-                kept[d] = 1;
-            }
-        }
-        m_scale = mean ? 1.0 / static_cast<double>(count) : 1.0;
-        m_plan = BroadcastPlan(data, data, kept);
-        m_accumulator.resize(static_cast<std::size_t>(shapeSize(kept)));
+        const ReduceParams p = reduceParams(setup);
+        m_scale = mean ? 1.0 / static_cast<double>(p.count) : 1.0;
+        // The output read with keepdims' shape: stride 0 along the reduced axes.
+        m_plan = BroadcastPlan(data, data, p.kept);
+        m_accumulator.resize(static_cast<std::size_t>(shapeSize(p.kept)));
     }
 
     void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
@@ -650,9 +617,9 @@ private:
 class DropoutKernel final : public CpuKernel {
 public:
     explicit DropoutKernel(const KernelSetup& setup) {
-        const OpAttrs attrs(setup.node);
-        m_p = static_cast<float>(attrs.getFloat("p", 0.5));
-        m_always = attrs.getEnum("mode", "training", {"training", "always"}) == "always";
+        const DropoutParams p = dropoutParams(setup.node);
+        m_p = p.p;
+        m_always = p.always;
         m_nameHash = dropout::nameHash(setup.node.name);
     }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_kernel.h"
+#include "backend/kernel_params.h"
 
 namespace ampstudio {
 
@@ -19,17 +20,13 @@ using Dims = memory::dims;
 
 constexpr auto kF32 = memory::data_type::f32;
 
-// A 2-D attribute tuple already validated by the shape inference.
-Dims pairAttr(const OpAttrs& attrs, std::string_view key, std::vector<int64_t> fallback) {
-    const std::vector<int64_t> v = attrs.getTuple(key, std::move(fallback));
-    return Dims(v.begin(), v.end());
-}
+Dims dims(const Pair& p) { return {p[0], p[1]}; }
 
 memory::desc nchwDesc(const Shape& s) { return memory::desc(Dims(s.begin(), s.end()), kF32, memory::format_tag::nchw); }
 
 // oneDNN refuses some geometries (a pooling window wholly in padding); that is the node's error.
-[[noreturn]] void dnnlFailure(const OpAttrs& attrs, const dnnl::error& e) {
-    attrs.fail(std::string("oneDNN cannot run this setup: ") + e.what());
+[[noreturn]] void dnnlFailure(const Node& node, const dnnl::error& e) {
+    throw OpError(node, std::string("oneDNN cannot run this setup: ") + e.what());
 }
 
 // --- Convolution and Deconvolution ---------------------------------------------------------------
@@ -48,11 +45,11 @@ struct ConvGeometry {
 // same memory for groups. Padding is symmetric as in MXNet; the floor of the output size is
 // consistent with oneDNN's integer-division check of the geometry.
 ConvGeometry convolutionGeometry(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
+    const ConvolutionParams p = convolutionParams(setup.node);
     ConvGeometry g;
     const Shape& w = setup.inShapes[1];
-    const int64_t groups = attrs.getInt("num_group", 1);
-    g.hasBias = !attrs.getBool("no_bias", false);
+    const int64_t groups = p.groups;
+    g.hasBias = p.hasBias;
     g.filters = w[0];
     g.weightSize = shapeSize(w);
     g.src = nchwDesc(setup.inShapes[0]);
@@ -60,11 +57,10 @@ ConvGeometry convolutionGeometry(const KernelSetup& setup) {
     g.weights = groups == 1 ? memory::desc({w[0], w[1], w[2], w[3]}, kF32, memory::format_tag::oihw)
                             : memory::desc({groups, w[0] / groups, w[1], w[2], w[3]}, kF32, memory::format_tag::goihw);
     g.bias = g.hasBias ? memory::desc({g.filters}, kF32, memory::format_tag::x) : memory::desc();
-    g.strides = pairAttr(attrs, "stride", {1, 1});
-    g.padL = pairAttr(attrs, "pad", {0, 0});
+    g.strides = dims(p.stride);
+    g.padL = dims(p.pad);
     g.padR = g.padL;
-    const Dims dilate = pairAttr(attrs, "dilate", {1, 1});
-    g.dilates = {dilate[0] - 1, dilate[1] - 1};
+    g.dilates = {p.dilate[0] - 1, p.dilate[1] - 1};
     return g;
 }
 
@@ -72,11 +68,11 @@ ConvGeometry convolutionGeometry(const KernelSetup& setup) {
 // are stored (I, O/g, kh, kw) = (g, I/g, O/g, kh, kw); strides describe that storage with no copy.
 // The right padding is pad - adj, which makes oneDNN's output size s(H-1) + d(k-1)+1 - 2p + adj.
 ConvGeometry deconvolutionGeometry(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
+    const ConvolutionParams p = deconvolutionParams(setup.node);
     ConvGeometry g;
     const Shape& w = setup.inShapes[1];
-    const int64_t groups = attrs.getInt("num_group", 1);
-    g.hasBias = !attrs.getBool("no_bias", true);
+    const int64_t groups = p.groups;
+    g.hasBias = p.hasBias;
     const int64_t in = w[0], outPerGroup = w[1], kh = w[2], kw = w[3];
     g.filters = outPerGroup * groups;
     g.weightSize = shapeSize(w);
@@ -91,12 +87,10 @@ ConvGeometry deconvolutionGeometry(const KernelSetup& setup) {
                                  {inPerGroup * outPerGroup * khw, khw, outPerGroup * khw, kw, 1});
     }
     g.bias = g.hasBias ? memory::desc({g.filters}, kF32, memory::format_tag::x) : memory::desc();
-    g.strides = pairAttr(attrs, "stride", {1, 1});
-    g.padL = pairAttr(attrs, "pad", {0, 0});
-    const Dims adj = pairAttr(attrs, "adj", {0, 0});
-    g.padR = {g.padL[0] - adj[0], g.padL[1] - adj[1]};
-    const Dims dilate = pairAttr(attrs, "dilate", {1, 1});
-    g.dilates = {dilate[0] - 1, dilate[1] - 1};
+    g.strides = dims(p.stride);
+    g.padL = dims(p.pad);
+    g.padR = {p.pad[0] - p.adj[0], p.pad[1] - p.adj[1]};
+    g.dilates = {p.dilate[0] - 1, p.dilate[1] - 1};
     return g;
 }
 
@@ -122,7 +116,7 @@ public:
                                                g.padL, g.padR),
                 eng, fwd));
         } catch (const dnnl::error& e) {
-            dnnlFailure(OpAttrs(setup.node), e);
+            dnnlFailure(setup.node, e);
         }
     }
 
@@ -193,32 +187,25 @@ using DeconvKernel = ConvolutionKernel<dnnl::deconvolution_forward, dnnl::deconv
 class PoolingKernel final : public CpuKernel {
 public:
     PoolingKernel(const KernelSetup& setup, CpuDnnl& dnnl) {
-        const OpAttrs attrs(setup.node);
-        const std::string type = attrs.getEnum("pool_type", "max", {"max", "avg", "sum"});
-        const bool global = attrs.getBool("global_pool", false);
-        const bool includePad = attrs.getBool("count_include_pad", true);
+        const PoolingParams p = poolingParams(setup);
         const Shape& data = setup.inShapes[0];
         const Shape& outShape = setup.outShapes[0];
-        Dims kernel{data[2], data[3]}, strides{1, 1}, padL{0, 0};
-        if (!global) {
-            kernel = pairAttr(attrs, "kernel", {});
-            strides = pairAttr(attrs, "stride", {1, 1});
-            padL = pairAttr(attrs, "pad", {0, 0});
-        }
+        const Dims kernel = dims(p.kernel), strides = dims(p.stride), padL = dims(p.pad);
         // The right padding that makes oneDNN's windows those of the output size (full convention
         // may need more than pad); never below pad, as integer division tolerates the excess.
         Dims padR(2);
         for (std::size_t i = 0; i < 2; ++i) {
             padR[i] = std::max(padL[i], (outShape[2 + i] - 1) * strides[i] + kernel[i] - data[2 + i] - padL[i]);
         }
-        m_max = type == "max";
+        m_max = p.type == PoolType::Max;
         using dnnl::algorithm;
-        const algorithm alg = m_max                          ? algorithm::pooling_max
-                              : (type == "avg" && !includePad) ? algorithm::pooling_avg_exclude_padding
-                                                               : algorithm::pooling_avg_include_padding;
+        const algorithm alg = m_max ? algorithm::pooling_max
+                              : (p.type == PoolType::Avg && !p.countIncludePad) ? algorithm::pooling_avg_exclude_padding
+                                                                                : algorithm::pooling_avg_include_padding;
         if (alg == algorithm::pooling_avg_include_padding) {
-            m_rowScale = windowScales(type == "sum", kernel[0], strides[0], padL[0], data[2], outShape[2]);
-            m_colScale = windowScales(type == "sum", kernel[1], strides[1], padL[1], data[3], outShape[3]);
+            const bool sum = p.type == PoolType::Sum;
+            m_rowScale = windowScales(sum, kernel[0], strides[0], padL[0], data[2], outShape[2]);
+            m_colScale = windowScales(sum, kernel[1], strides[1], padL[1], data[3], outShape[3]);
             auto one = [](float f) { return f == 1.0f; };
             m_scaled = !std::all_of(m_rowScale.begin(), m_rowScale.end(), one) ||
                        !std::all_of(m_colScale.begin(), m_colScale.end(), one);
@@ -239,7 +226,7 @@ public:
                 m_workspace = memory(fwd.workspace_desc(), eng);
             }
         } catch (const dnnl::error& e) {
-            dnnlFailure(attrs, e);
+            dnnlFailure(setup.node, e);
         }
     }
 
@@ -329,25 +316,13 @@ private:
 class BatchNormKernel final : public CpuKernel {
 public:
     BatchNormKernel(const KernelSetup& setup, CpuDnnl& dnnl) {
-        const OpAttrs attrs(setup.node);
-        const Shape& data = setup.inShapes[0];
-        const auto axis = static_cast<std::size_t>(
-            attrs.getInt("axis", 1) < 0 ? attrs.getInt("axis", 1) + static_cast<int64_t>(data.size())
-                                        : attrs.getInt("axis", 1));
-        m_eps = static_cast<float>(attrs.getFloat("eps", 1e-3));
-        m_momentum = static_cast<float>(attrs.getFloat("momentum", 0.9));
-        m_fixGamma = attrs.getBool("fix_gamma", true);
-        m_globalStats = attrs.getBool("use_global_stats", false);
-        int64_t outer = 1, inner = 1;
-        for (std::size_t i = 0; i < data.size(); ++i) {
-            if (i < axis) {
-                outer *= data[i];
-            } else if (i > axis) {
-                inner *= data[i];
-            }
-        }
-        m_channels = data[axis];
-        m_data = memory::desc({outer, m_channels, inner, 1}, kF32, memory::format_tag::nchw);
+        const BatchNormParams p = batchNormParams(setup);
+        m_eps = p.eps;
+        m_momentum = p.momentum;
+        m_fixGamma = p.fixGamma;
+        m_globalStats = p.useGlobalStats;
+        m_channels = p.layout.channels;
+        m_data = memory::desc({p.layout.outer, m_channels, p.layout.inner, 1}, kF32, memory::format_tag::nchw);
         m_stat = memory::desc({m_channels}, kF32, memory::format_tag::x);
         const auto c = static_cast<std::size_t>(m_channels);
         m_ones.assign(c, 1.0f);
@@ -372,7 +347,7 @@ public:
             m_backwardGlobal =
                 Bwd(Bwd::primitive_desc(Bwd::desc(backward, m_data, m_data, m_eps, global), eng, globalPd));
         } catch (const dnnl::error& e) {
-            dnnlFailure(attrs, e);
+            dnnlFailure(setup.node, e);
         }
     }
 
@@ -468,20 +443,11 @@ private:
 class LayerNormKernel final : public CpuKernel {
 public:
     explicit LayerNormKernel(const KernelSetup& setup) {
-        const OpAttrs attrs(setup.node);
-        const Shape& data = setup.inShapes[0];
-        int64_t axis = attrs.getInt("axis", -1);
-        axis = axis < 0 ? axis + static_cast<int64_t>(data.size()) : axis;
-        for (std::size_t i = 0; i < data.size(); ++i) {
-            const auto a = static_cast<std::size_t>(axis);
-            if (i < a) {
-                m_outer *= data[i];
-            } else if (i > a) {
-                m_inner *= data[i];
-            }
-        }
-        m_channels = data[static_cast<std::size_t>(axis)];
-        m_eps = static_cast<float>(attrs.getFloat("eps", 1e-5));
+        const LayerNormParams p = layerNormParams(setup);
+        m_outer = p.layout.outer;
+        m_channels = p.layout.channels;
+        m_inner = p.layout.inner;
+        m_eps = p.eps;
         const auto slices = static_cast<std::size_t>(m_outer * m_inner);
         m_mean.resize(slices);
         m_std.resize(slices);

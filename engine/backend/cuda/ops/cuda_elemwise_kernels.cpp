@@ -15,8 +15,8 @@
 #include "backend/cuda/cuda_kernel.h"
 #include "backend/cuda/cuda_kernels.h"
 #include "backend/cuda/ops/cuda_elemwise_launchers.h"
+#include "backend/kernel_params.h"
 #include "ops/op_attrs.h"
-#include "ops/op_spec.h"
 
 namespace ampstudio {
 
@@ -137,16 +137,14 @@ CudaKernelFactory unaryFactory(UnaryOp op) {
 CudaKernelFactory scalarFactory(UnaryOp op) {
     return [op](const KernelSetup& setup, CudaBackend&) {
         requireOneFloatType(setup);
-        const OpAttrs attrs(setup.node);
-        return unaryKernel(UnaryFn{op, static_cast<float>(attrs.getFloat("scalar", 1.0))});
+        return unaryKernel(UnaryFn{op, scalarOperand(setup.node)});
     };
 }
 
 std::unique_ptr<CudaKernel> makeClip(const KernelSetup& setup, CudaBackend&) {
     requireOneFloatType(setup);
-    const OpAttrs attrs(setup.node);
-    return unaryKernel(UnaryFn{UnaryOp::Clip, static_cast<float>(attrs.getFloat("a_min", 0.0)),
-                               static_cast<float>(attrs.getFloat("a_max", 0.0))});
+    const ClipParams p = clipParams(setup.node);
+    return unaryKernel(UnaryFn{UnaryOp::Clip, p.min, p.max});
 }
 
 // ---- binary -------------------------------------------------------------------------------------
@@ -274,24 +272,13 @@ std::unique_ptr<CudaKernel> makePRelu(const KernelSetup& setup) {
 
 std::unique_ptr<CudaKernel> makeLeakyReLU(const KernelSetup& setup, CudaBackend&) {
     requireOneFloatType(setup);
-    const OpAttrs attrs(setup.node);
-    const std::string type = attrs.getString("act_type", "leaky");
-    if (type == "rrelu") {
-        attrs.fail("act_type rrelu (randomized leaky ReLU) is not supported");
-    }
-    attrs.getEnum("act_type", "leaky", {"leaky", "elu", "selu", "gelu", "prelu"});
-    const auto slope = static_cast<float>(attrs.getFloat("slope", 0.25));
-    if (type == "leaky") {
-        return unaryKernel(UnaryFn{UnaryOp::Leaky, slope});
-    }
-    if (type == "elu") {
-        return unaryKernel(UnaryFn{UnaryOp::Elu, slope});
-    }
-    if (type == "selu") {
-        return unaryKernel(UnaryFn{UnaryOp::Selu});
-    }
-    if (type == "gelu") {
-        return unaryKernel(UnaryFn{UnaryOp::Gelu});
+    const LeakyReluParams p = leakyReluParams(setup.node);
+    switch (p.type) {
+        case LeakyReluType::Leaky: return unaryKernel(UnaryFn{UnaryOp::Leaky, p.slope});
+        case LeakyReluType::Elu: return unaryKernel(UnaryFn{UnaryOp::Elu, p.slope});
+        case LeakyReluType::Selu: return unaryKernel(UnaryFn{UnaryOp::Selu});
+        case LeakyReluType::Gelu: return unaryKernel(UnaryFn{UnaryOp::Gelu});
+        case LeakyReluType::PRelu: break;
     }
     return makePRelu(setup);
 }
@@ -302,24 +289,19 @@ std::unique_ptr<CudaKernel> makeLeakyReLU(const KernelSetup& setup, CudaBackend&
 class ReduceKernel final : public CudaKernel {
 public:
     ReduceKernel(const KernelSetup& setup, bool mean) {
-        const OpAttrs attrs(setup.node);
+        const OpAttrs attrs(setup.node);  // for makeWalk's errors
         const Shape& data = setup.inShapes[0];
-        const std::vector<bool> reduced = elemwiseReducedAxes(attrs, data);
-        Shape kept = data;  // the output with keepdims
-        int64_t count = 1;
+        const ReduceParams p = reduceParams(setup);
         std::vector<bool> keep(data.size());
         for (std::size_t d = 0; d < data.size(); ++d) {
-            keep[d] = !reduced[d];
-            if (reduced[d]) {
-                count *= data[d];
-                kept[d] = 1;
-            }
+            keep[d] = !p.reduced[d];
         }
-        m_scale = mean ? 1.0 / static_cast<double>(count) : 1.0;
+        m_scale = mean ? 1.0 / static_cast<double>(p.count) : 1.0;
         const Strides sx = denseStrides(data);
         m_kept = makeWalk(attrs, data, {sx}, keep);
-        m_reduced = makeWalk(attrs, data, {sx}, reduced);
-        m_broadcast = makeWalk(attrs, data, {broadcastStrides(kept, data)});
+        m_reduced = makeWalk(attrs, data, {sx}, p.reduced);
+        // p.kept is the output with keepdims.
+        m_broadcast = makeWalk(attrs, data, {broadcastStrides(p.kept, data)});
     }
 
     void forward(const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) override {
@@ -347,12 +329,12 @@ private:
 class DropoutKernel final : public CudaKernel {
 public:
     explicit DropoutKernel(const KernelSetup& setup) {
-        const OpAttrs attrs(setup.node);
-        m_p = static_cast<float>(attrs.getFloat("p", 0.5));
-        m_always = attrs.getEnum("mode", "training", {"training", "always"}) == "always";
+        const DropoutParams p = dropoutParams(setup.node);
+        m_p = p.p;
+        m_always = p.always;
         m_nameHash = dropout::nameHash(setup.node.name);
         if (setup.outShapes.size() < 2) {
-            attrs.fail("Dropout needs its mask output (output 1)");
+            OpAttrs(setup.node).fail("Dropout needs its mask output (output 1)");
         }
     }
 
@@ -394,20 +376,11 @@ private:
 class LayerNormKernel final : public CudaKernel {
 public:
     LayerNormKernel(const KernelSetup& setup, CudaBackend& backend) {
-        const OpAttrs attrs(setup.node);
-        const Shape& data = setup.inShapes[0];
-        int64_t axis = attrs.getInt("axis", -1);
-        axis = axis < 0 ? axis + static_cast<int64_t>(data.size()) : axis;
-        const auto a = static_cast<std::size_t>(axis);
-        for (std::size_t i = 0; i < data.size(); ++i) {
-            if (i < a) {
-                m_shape.outer *= data[i];
-            } else if (i > a) {
-                m_shape.inner *= data[i];
-            }
-        }
-        m_shape.channels = data[a];
-        m_eps = static_cast<float>(attrs.getFloat("eps", 1e-5));
+        const LayerNormParams p = layerNormParams(setup);
+        m_shape.outer = p.layout.outer;
+        m_shape.channels = p.layout.channels;
+        m_shape.inner = p.layout.inner;
+        m_eps = p.eps;
         const int64_t slices = std::max<int64_t>(m_shape.outer * m_shape.inner, 1);
         m_mean = backend.allocate({slices}, DType::F32);
         m_std = backend.allocate({slices}, DType::F32);
