@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/dropout_mask.h"
 #include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_buffer_launchers.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_kernel.h"
-#include "backend/cuda/cuda_kernels.h"
 #include "backend/cuda/ops/cuda_elemwise_launchers.h"
+#include "backend/dropout_mask.h"
 #include "backend/kernel_params.h"
 #include "ops/op_attrs.h"
 

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_buffer_launchers.h"
 #include "backend/cuda/cuda_kernel.h"
-#include "backend/cuda/cuda_kernels.h"
 #include "backend/cuda/ops/cuda_cudnn.h"
 #include "backend/cuda/ops/cuda_pooling_kernels.h"
 #include "backend/kernel_params.h"
