@@ -11,7 +11,7 @@
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_buffer_launchers.h"
 #include "backend/cuda/cuda_kernel.h"
-#include "backend/cuda/ops/cuda_activation_kernels.h"
+#include "backend/cuda/ops/cuda_activation_launchers.h"
 #include "backend/cuda/ops/cuda_cudnn.h"
 #include "backend/kernel_params.h"
 

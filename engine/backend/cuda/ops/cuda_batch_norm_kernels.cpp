@@ -17,7 +17,7 @@
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_buffer_launchers.h"
 #include "backend/cuda/cuda_kernel.h"
-#include "backend/cuda/ops/cuda_batch_norm_kernels.h"
+#include "backend/cuda/ops/cuda_batch_norm_launchers.h"
 #include "backend/cuda/ops/cuda_cudnn.h"
 #include "backend/kernel_params.h"
 

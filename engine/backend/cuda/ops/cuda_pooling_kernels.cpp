@@ -22,7 +22,7 @@
 #include "backend/cuda/cuda_buffer_launchers.h"
 #include "backend/cuda/cuda_kernel.h"
 #include "backend/cuda/ops/cuda_cudnn.h"
-#include "backend/cuda/ops/cuda_pooling_kernels.h"
+#include "backend/cuda/ops/cuda_pooling_launchers.h"
 #include "backend/kernel_params.h"
 
 namespace ampstudio {
