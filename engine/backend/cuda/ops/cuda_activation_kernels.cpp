@@ -1,4 +1,4 @@
-// Activation, softmax and log_softmax, mirroring the CPU kernels (cpu_elemwise_kernels.cpp).
+// Activation, softmax and log_softmax, mirroring the CPU kernels (cpu_activation_kernels.cpp).
 // Activation: relu, sigmoid and tanh on cuDNN (relu maps NaN to 0, as the CPU's x > 0 ? x : 0
 // does); softrelu and softsign, which cuDNN lacks, on our own kernels.
 // softmax / log_softmax over `axis`: the data viewed as (outer, axis, inner, 1), so cuDNN's

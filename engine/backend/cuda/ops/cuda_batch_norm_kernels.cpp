@@ -1,6 +1,6 @@
-// BatchNorm on cuDNN's spatial batch normalization, mirroring the CPU kernel (cpu_nn_kernels.cpp,
-// MXNet 1.9.1 batch_norm.cc). The data is viewed as (outer, C, inner, 1) around `axis`, so any axis
-// is cuDNN's channel axis with no copy.
+// BatchNorm on cuDNN's spatial batch normalization, mirroring the CPU kernel
+// (cpu_batch_norm_kernels.cpp, MXNet 1.9.1 batch_norm.cc). The data is viewed as (outer, C, inner, 1)
+// around `axis`, so any axis is cuDNN's channel axis with no copy.
 //   Training without use_global_stats: cuDNN's batch mean and biased variance normalise; the moving
 //   statistics (mutable inputs 3, 4) become moving * momentum + batch * (1 - momentum). cuDNN's own
 //   running update would keep the variance unbiased, so it writes the batch statistics to scratch

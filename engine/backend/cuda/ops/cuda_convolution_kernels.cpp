@@ -1,6 +1,6 @@
 // Convolution and Deconvolution on cuDNN's legacy convolution API, mirroring the CPU kernels
-// (cpu_nn_kernels.cpp) and the op specs (ops/nn_ops.cpp: 2-D NCHW only, symmetric padding, MXNet's
-// dilate). A deconvolution is the transpose of the convolution that maps its output back to its
+// (cpu_convolution_kernels.cpp) and the op specs (ops/nn_ops.cpp: 2-D NCHW only, symmetric padding,
+// MXNet's dilate). A deconvolution is the transpose of the convolution that maps its output back to its
 // input: MXNet stores its weight (C_in, num_filter/g, kh, kw), which is exactly the filter
 // (K, C/g, kh, kw) of that convolution, so both ops share one cuDNN problem, with x and y swapped:
 //   Convolution     forward = conv forward,  data grad = conv backward-data, weight grad = backward-filter(x=data)

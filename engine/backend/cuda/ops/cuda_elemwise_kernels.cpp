@@ -1,7 +1,7 @@
-// CUDA kernels of the element-wise family, the reductions, Dropout and LayerNorm, with the semantics of
-// backend/cpu/cpu_elemwise_kernels.cpp and the CPU's LayerNormKernel: the same attributes and
-// defaults, outputs and derivative formulas. Host side only: shapes become strided walks
-// (cuda_elemwise_launchers.h) once, at kernel creation, and the device code runs them.
+// CUDA kernels of the element-wise family, the reductions and Dropout, with the semantics of
+// backend/cpu/cpu_elemwise_kernels.cpp: the same attributes (backend/kernel_params.h), outputs and
+// derivative formulas. Host side only: shapes become strided walks (cuda_elemwise_launchers.h) once,
+// at kernel creation, and the device code runs them.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -26,24 +26,6 @@ using cuda::BinaryOp;
 using cuda::UnaryFn;
 using cuda::UnaryOp;
 using cuda::Walk;
-
-// Every op here computes on one type shared by its inputs and outputs (ElemwiseType), f32, f16 or bf16.
-void requireOneFloatType(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
-    const DType type = !setup.inTypes.empty() ? setup.inTypes[0] : setup.outTypes[0];
-    if (type != DType::F32 && type != DType::F16 && type != DType::BF16) {
-        attrs.fail("the CUDA backend computes this op on float32, float16 or bfloat16, not " +
-                   std::string(dtypeName(type)));
-    }
-    for (const auto* types : {&setup.inTypes, &setup.outTypes}) {
-        for (DType t : *types) {
-            if (t != type) {
-                attrs.fail("the CUDA kernel needs every input and output in one dtype, got " +
-                           std::string(dtypeName(type)) + " and " + std::string(dtypeName(t)));
-            }
-        }
-    }
-}
 
 // ---- walks --------------------------------------------------------------------------------------
 
@@ -369,44 +351,6 @@ private:
     uint64_t m_nameHash = 0;
 };
 
-// ---- LayerNorm ------------------------------------------------------------------------------------
-
-// Outputs 1 and 2 (mean, std) when present; the f32 statistics of the last forward are kept for
-// backward in device buffers of the kernel's own, since the outputs may be rounded to f16.
-class LayerNormKernel final : public CudaKernel {
-public:
-    LayerNormKernel(const KernelSetup& setup, CudaBackend& backend) {
-        const LayerNormParams p = layerNormParams(setup);
-        m_shape.outer = p.layout.outer;
-        m_shape.channels = p.layout.channels;
-        m_shape.inner = p.layout.inner;
-        m_eps = p.eps;
-        const int64_t slices = std::max<int64_t>(m_shape.outer * m_shape.inner, 1);
-        m_mean = backend.allocate({slices}, DType::F32);
-        m_std = backend.allocate({slices}, DType::F32);
-    }
-
-    void forward(const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) override {
-        const bool statistics = out.size() > 2;
-        cuda::layerNormForward(m_shape, m_eps, in[0].data(), in[1].data(), in[2].data(), out[0].data(),
-                               m_mean.data<float>(), m_std.data<float>(),
-                               statistics ? out[1].data() : nullptr, statistics ? out[2].data() : nullptr,
-                               in[0].dtype(), ctx.stream);
-    }
-
-    void backward(const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor>,
-                  std::span<const Tensor> outGrad, std::span<const Tensor> inGrad) override {
-        cuda::layerNormBackward(m_shape, in[0].data(), in[1].data(), outGrad[0].data(), m_mean.data<float>(),
-                                m_std.data<float>(), inGrad[0].data(), inGrad[1].data(), inGrad[2].data(),
-                                in[0].dtype(), ctx.stream);
-    }
-
-private:
-    cuda::LayerNormShape m_shape;
-    float m_eps = 1e-5f;
-    Tensor m_mean, m_std;
-};
-
 }  // namespace
 
 void addCudaElemwiseKernels(CudaKernelTable& table) {
@@ -459,10 +403,6 @@ void addCudaElemwiseKernels(CudaKernelTable& table) {
     table.add("Dropout", [](const KernelSetup& setup, CudaBackend&) -> std::unique_ptr<CudaKernel> {
         requireOneFloatType(setup);
         return std::make_unique<DropoutKernel>(setup);
-    });
-    table.add("LayerNorm", [](const KernelSetup& setup, CudaBackend& backend) -> std::unique_ptr<CudaKernel> {
-        requireOneFloatType(setup);
-        return std::make_unique<LayerNormKernel>(setup, backend);
     });
 }
 

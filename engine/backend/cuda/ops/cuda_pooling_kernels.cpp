@@ -1,4 +1,4 @@
-// Pooling on cuDNN, mirroring the CPU kernel (cpu_nn_kernels.cpp) and MXNet's pool.h:
+// Pooling on cuDNN, mirroring the CPU kernel (cpu_pooling_kernels.cpp) and MXNet's pool.h:
 //   max                          cuDNN max (the deterministic variant, so backward is reproducible)
 //   avg, count_include_pad=True  divided by the window clipped to the padded input
 //   avg, count_include_pad=False divided by the input positions the window covers
