@@ -22,8 +22,7 @@ memory::desc matrixDesc(int64_t rows, int64_t cols, bool transposed) {
 class FullyConnectedKernel final : public CpuKernel {
 public:
     FullyConnectedKernel(const KernelSetup& setup, CpuDnnl& dnnl) {
-        const OpAttrs attrs(setup.node);
-        m_hasBias = !attrs.getBool("no_bias", false);
+        m_hasBias = fullyConnectedHasBias(setup.node);
         m_h = setup.outShapes[0].back();
         m_k = setup.inShapes[1][1];
         m_n = shapeSize(setup.inShapes[0]) / m_k;

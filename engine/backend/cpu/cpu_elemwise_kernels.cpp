@@ -1,51 +1,31 @@
 // CPU kernels of the elemwise ops (backend/cpu/cpu_kernel.h says how kernels are written), with
-// MXNet 1.9.1's forward and backward (mshadow_op.h, activation-inl.h, leaky_relu-inl.h,
-// softmax-inl.h, broadcast_reduce_op.h, dropout-inl.h).
+// MXNet 1.9.1's forward and backward (mshadow_op.h, leaky_relu-inl.h, broadcast_reduce_op.h,
+// dropout-inl.h). Activation and the softmaxes are cpu_activation_kernels.cpp's.
 //
-// Every per-element function is a small functor inlined into a template loop, so that the loops
-// vectorise and no call is made per element. Binary broadcasting and sum/mean share one iteration
-// plan (BroadcastPlan) that merges contiguous dims, so the inner loop runs over the longest run.
+// Every per-element function is a small functor inlined into a template loop (cpu_unary_kernel.h),
+// so that the loops vectorise and no call is made per element. Binary broadcasting and sum/mean share
+// one iteration plan (cpu_broadcast_plan.h) that merges contiguous dims, so the inner loop runs over
+// the longest run.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <numbers>
 #include <vector>
 
+#include "backend/cpu/cpu_broadcast_plan.h"
 #include "backend/cpu/cpu_kernel.h"
+#include "backend/cpu/cpu_unary_kernel.h"
 #include "backend/dropout_mask.h"
-#include "ops/op_spec.h"
-#include "tensor/parallel_for.h"
+#include "backend/kernel_params.h"
 
 namespace ampstudio {
 
 namespace {
 
-// ---- unary functions: f(x) and df/dx given x and y = f(x) --------------------------------------
+using cpu::BroadcastPlan;
+using cpu::unaryKernel;
 
-struct Relu {
-    float f(float x) const { return x > 0.0f ? x : 0.0f; }
-    float df(float x, float) const { return x > 0.0f ? 1.0f : 0.0f; }
-};
-struct Sigmoid {
-    float f(float x) const { return 1.0f / (1.0f + std::exp(-x)); }
-    float df(float, float y) const { return y * (1.0f - y); }
-};
-struct Tanh {
-    float f(float x) const { return std::tanh(x); }
-    float df(float, float y) const { return 1.0f - y * y; }
-};
-// log(1 + e^x), linear past 20 where e^x swamps the 1 (mshadow_op::softrelu); d/dx = sigmoid(x).
-struct SoftRelu {
-    float f(float x) const { return x > 20.0f ? x : std::log1p(std::exp(x)); }
-    float df(float x, float) const { return 1.0f / (1.0f + std::exp(-x)); }
-};
-struct SoftSign {
-    float f(float x) const { return x / (1.0f + std::abs(x)); }
-    float df(float x, float) const {
-        const float d = 1.0f + std::abs(x);
-        return 1.0f / (d * d);
-    }
-};
+// ---- unary functions: f(x) and df/dx given x and y = f(x); the activations are cpu_unary_kernel.h's
+
 struct Exp {
     float f(float x) const { return std::exp(x); }
     float df(float, float y) const { return y; }
@@ -175,71 +155,18 @@ struct Gelu {
 };
 
 template <typename F>
-std::unique_ptr<CpuKernel> unaryKernel(F fn) {
-    return makeLambdaKernel(
-        [fn](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
-            const float* x = in[0].data;
-            float* y = out[0].data;
-            parallelFor(in[0].size(), [&](int64_t b, int64_t e) {
-#pragma omp simd
-                for (int64_t i = b; i < e; ++i) {
-                    y[i] = fn.f(x[i]);
-                }
-            });
-        },
-        [fn](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out,
-             std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) {
-            if (!inGrad[0].defined()) {
-                return;
-            }
-            const float* x = in[0].data;
-            const float* y = out[0].data;
-            const float* dy = outGrad[0].data;
-            float* g = inGrad[0].data;
-            parallelFor(in[0].size(), [&](int64_t b, int64_t e) {
-#pragma omp simd
-                for (int64_t i = b; i < e; ++i) {
-                    g[i] = dy[i] * fn.df(x[i], y[i]);
-                }
-            });
-        });
-}
-
-template <typename F>
 CpuKernelFactory unaryFactory() {
     return [](const KernelSetup&, CpuDnnl&) { return unaryKernel(F{}); };
 }
 
 template <typename F>
 CpuKernelFactory scalarFactory() {
-    return [](const KernelSetup& setup, CpuDnnl&) {
-        const OpAttrs attrs(setup.node);
-        return unaryKernel(F{static_cast<float>(attrs.getFloat("scalar", 1.0))});
-    };
-}
-
-std::unique_ptr<CpuKernel> makeActivation(const KernelSetup& setup, CpuDnnl&) {
-    const OpAttrs attrs(setup.node);
-    const std::string type = attrs.getEnum("act_type", "relu", {"relu", "sigmoid", "tanh", "softrelu", "softsign"});
-    if (type == "relu") {
-        return unaryKernel(Relu{});
-    }
-    if (type == "sigmoid") {
-        return unaryKernel(Sigmoid{});
-    }
-    if (type == "tanh") {
-        return unaryKernel(Tanh{});
-    }
-    if (type == "softrelu") {
-        return unaryKernel(SoftRelu{});
-    }
-    return unaryKernel(SoftSign{});
+    return [](const KernelSetup& setup, CpuDnnl&) { return unaryKernel(F{scalarOperand(setup.node)}); };
 }
 
 std::unique_ptr<CpuKernel> makeClip(const KernelSetup& setup, CpuDnnl&) {
-    const OpAttrs attrs(setup.node);
-    return unaryKernel(Clip{static_cast<float>(attrs.getFloat("a_min", 0.0)),
-                            static_cast<float>(attrs.getFloat("a_max", 0.0))});
+    const ClipParams p = clipParams(setup.node);
+    return unaryKernel(Clip{p.min, p.max});
 }
 
 // prelu: y = x > 0 ? x : gamma[c] * x, c the index along axis 1 (or one gamma for all).
@@ -303,106 +230,16 @@ private:
 };
 
 std::unique_ptr<CpuKernel> makeLeakyReLU(const KernelSetup& setup, CpuDnnl&) {
-    const OpAttrs attrs(setup.node);
-    const std::string type = attrs.getString("act_type", "leaky");
-    if (type == "rrelu") {
-        attrs.fail("act_type rrelu (randomized leaky ReLU) is not supported");
-    }
-    attrs.getEnum("act_type", "leaky", {"leaky", "elu", "selu", "gelu", "prelu"});
-    const auto slope = static_cast<float>(attrs.getFloat("slope", 0.25));
-    if (type == "leaky") {
-        return unaryKernel(Leaky{slope});
-    }
-    if (type == "elu") {
-        return unaryKernel(Elu{slope});
-    }
-    if (type == "selu") {
-        return unaryKernel(Selu{});
-    }
-    if (type == "gelu") {
-        return unaryKernel(Gelu{});
+    const LeakyReluParams p = leakyReluParams(setup.node);
+    switch (p.type) {
+        case LeakyReluType::Leaky: return unaryKernel(Leaky{p.slope});
+        case LeakyReluType::Elu: return unaryKernel(Elu{p.slope});
+        case LeakyReluType::Selu: return unaryKernel(Selu{});
+        case LeakyReluType::Gelu: return unaryKernel(Gelu{});
+        case LeakyReluType::PRelu: break;
     }
     return std::make_unique<PReluKernel>(setup);
 }
-
-// ---- broadcasting iteration -------------------------------------------------------------------
-
-// Walks an output shape in row-major order with the offsets of two operands read at each element
-// (stride 0 along the dims they broadcast). Dims of size 1 are dropped and neighbours that are
-// contiguous for both operands are merged, so (N,C,H,W) against (1,C,1,1) runs as (N, C, H*W).
-class BroadcastPlan {
-public:
-    BroadcastPlan() = default;
-    BroadcastPlan(const Shape& out, const Shape& a, const Shape& b) {
-        const std::vector<int64_t> sa = strides(a, out);
-        const std::vector<int64_t> sb = strides(b, out);
-        for (std::size_t d = 0; d < out.size(); ++d) {
-            if (out[d] == 1) {
-                continue;
-            }
-            if (!m_dims.empty() && m_sa.back() == sa[d] * out[d] && m_sb.back() == sb[d] * out[d]) {
-                m_dims.back() *= out[d];
-                m_sa.back() = sa[d];
-                m_sb.back() = sb[d];
-                continue;
-            }
-            m_dims.push_back(out[d]);
-            m_sa.push_back(sa[d]);
-            m_sb.push_back(sb[d]);
-        }
-        if (m_dims.empty()) {
-            m_dims = {1};
-            m_sa = {0};
-            m_sb = {0};
-        }
-        m_index.assign(m_dims.size(), 0);
-    }
-
-    // body(i, offsetA, offsetB) for every output element i.
-    template <typename Body>
-    void forEach(Body body) {
-        const std::size_t nd = m_dims.size();
-        const int64_t inner = m_dims[nd - 1];
-        const int64_t ia = m_sa[nd - 1], ib = m_sb[nd - 1];
-        int64_t total = 1;
-        for (int64_t d : m_dims) {
-            total *= d;
-        }
-        std::fill(m_index.begin(), m_index.end(), 0);
-        int64_t oa = 0, ob = 0;
-        for (int64_t base = 0; base < total; base += inner) {
-            for (int64_t j = 0; j < inner; ++j) {
-                body(base + j, oa + j * ia, ob + j * ib);
-            }
-            for (std::size_t d = nd - 1; d-- > 0;) {
-                ++m_index[d];
-                oa += m_sa[d];
-                ob += m_sb[d];
-                if (m_index[d] < m_dims[d]) {
-                    break;
-                }
-                oa -= m_sa[d] * m_dims[d];
-                ob -= m_sb[d] * m_dims[d];
-                m_index[d] = 0;
-            }
-        }
-    }
-
-private:
-    // Strides of `shape` read at the indices of `out`, right-aligned (numpy's rank extension).
-    static std::vector<int64_t> strides(const Shape& shape, const Shape& out) {
-        std::vector<int64_t> s(out.size(), 0);
-        int64_t stride = 1;
-        for (std::size_t k = shape.size(); k-- > 0;) {
-            s[k + out.size() - shape.size()] = shape[k] == 1 ? 0 : stride;
-            stride *= shape[k];
-        }
-        return s;
-    }
-
-    Shape m_dims;
-    std::vector<int64_t> m_sa, m_sb, m_index;
-};
 
 // ---- binary ops: f(a, b) and its partial derivatives ------------------------------------------
 
@@ -524,75 +361,6 @@ std::unique_ptr<CpuKernel> makeAddN(const KernelSetup&, CpuDnnl&) {
         });
 }
 
-// ---- softmax, log_softmax -------------------------------------------------------------------------
-
-// Over `axis` of x / temperature. Backward (softmax-inl.h): softmax gx = y * (dy - sum(dy * y)) / T;
-// log_softmax gx = (dy - exp(y) * sum(dy)) / T.
-class SoftmaxKernel final : public CpuKernel {
-public:
-    SoftmaxKernel(const KernelSetup& setup, bool log) : m_log(log) {
-        const OpAttrs attrs(setup.node);
-        const Shape& shape = setup.inShapes[0];
-        auto axis = attrs.getInt("axis", -1);
-        axis = axis < 0 ? axis + static_cast<int64_t>(shape.size()) : axis;
-        for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-            (d < axis ? m_outer : d == axis ? m_length : m_inner) *= shape[static_cast<std::size_t>(d)];
-        }
-        m_invTemperature = 1.0f / static_cast<float>(attrs.has("temperature") ? attrs.getFloat("temperature", 1.0) : 1.0);
-    }
-
-    void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
-        for (int64_t o = 0; o < m_outer; ++o) {
-            for (int64_t s = 0; s < m_inner; ++s) {
-                const float* x = in[0].data + o * m_length * m_inner + s;
-                float* y = out[0].data + o * m_length * m_inner + s;
-                float maxValue = -INFINITY;
-                for (int64_t c = 0; c < m_length; ++c) {
-                    maxValue = std::max(maxValue, x[c * m_inner] * m_invTemperature);
-                }
-                float sum = 0.0f;
-                for (int64_t c = 0; c < m_length; ++c) {
-                    const float shifted = x[c * m_inner] * m_invTemperature - maxValue;
-                    y[c * m_inner] = m_log ? shifted : std::exp(shifted);
-                    sum += std::exp(shifted);
-                }
-                const float logSum = std::log(sum);
-                for (int64_t c = 0; c < m_length; ++c) {
-                    y[c * m_inner] = m_log ? y[c * m_inner] - logSum : y[c * m_inner] / sum;
-                }
-            }
-        }
-    }
-
-    void backward(const CpuContext&, std::span<const CpuArray>, std::span<const CpuArray> out,
-                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
-        if (!inGrad[0].defined()) {
-            return;
-        }
-        for (int64_t o = 0; o < m_outer; ++o) {
-            for (int64_t s = 0; s < m_inner; ++s) {
-                const int64_t base = o * m_length * m_inner + s;
-                const float* y = out[0].data + base;
-                const float* dy = outGrad[0].data + base;
-                float* g = inGrad[0].data + base;
-                float sum = 0.0f;
-                for (int64_t c = 0; c < m_length; ++c) {
-                    sum += m_log ? dy[c * m_inner] : dy[c * m_inner] * y[c * m_inner];
-                }
-                for (int64_t c = 0; c < m_length; ++c) {
-                    const int64_t k = c * m_inner;
-                    g[k] = (m_log ? dy[k] - std::exp(y[k]) * sum : y[k] * (dy[k] - sum)) * m_invTemperature;
-                }
-            }
-        }
-    }
-
-private:
-    bool m_log = false;
-    int64_t m_outer = 1, m_length = 1, m_inner = 1;
-    float m_invTemperature = 1.0f;
-};
-
 // ---- sum, mean --------------------------------------------------------------------------------------
 
 // Iterates the input with the output read at stride 0 along the reduced axes; accumulates in double
@@ -600,20 +368,12 @@ private:
 class ReduceKernel final : public CpuKernel {
 public:
     ReduceKernel(const KernelSetup& setup, bool mean) {
-        const OpAttrs attrs(setup.node);
         const Shape& data = setup.inShapes[0];
-        const std::vector<bool> reduced = elemwiseReducedAxes(attrs, data);
-        Shape kept = data;  // the output with keepdims, for the iteration's strides
-        int64_t count = 1;
-        for (std::size_t d = 0; d < data.size(); ++d) {
-            if (reduced[d]) {
-                count *= data[d];
-                kept[d] = 1;
-            }
-        }
-        m_scale = mean ? 1.0 / static_cast<double>(count) : 1.0;
-        m_plan = BroadcastPlan(data, data, kept);
-        m_accumulator.resize(static_cast<std::size_t>(shapeSize(kept)));
+        const ReduceParams p = reduceParams(setup);
+        m_scale = mean ? 1.0 / static_cast<double>(p.count) : 1.0;
+        // The output read with keepdims' shape: stride 0 along the reduced axes.
+        m_plan = BroadcastPlan(data, data, p.kept);
+        m_accumulator.resize(static_cast<std::size_t>(shapeSize(p.kept)));
     }
 
     void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
@@ -650,9 +410,9 @@ private:
 class DropoutKernel final : public CpuKernel {
 public:
     explicit DropoutKernel(const KernelSetup& setup) {
-        const OpAttrs attrs(setup.node);
-        m_p = static_cast<float>(attrs.getFloat("p", 0.5));
-        m_always = attrs.getEnum("mode", "training", {"training", "always"}) == "always";
+        const DropoutParams p = dropoutParams(setup.node);
+        m_p = p.p;
+        m_always = p.always;
         m_nameHash = dropout::nameHash(setup.node.name);
     }
 
@@ -697,12 +457,11 @@ private:
 }  // namespace
 
 void addCpuElemwiseKernels(CpuKernelTable& table) {
-    table.add("Activation", makeActivation);
     table.add("LeakyReLU", makeLeakyReLU);
 
-    table.add("relu", unaryFactory<Relu>());
-    table.add("sigmoid", unaryFactory<Sigmoid>());
-    table.add("tanh", unaryFactory<Tanh>());
+    table.add("relu", unaryFactory<cpu::Relu>());
+    table.add("sigmoid", unaryFactory<cpu::Sigmoid>());
+    table.add("tanh", unaryFactory<cpu::Tanh>());
     table.add("exp", unaryFactory<Exp>());
     table.add("log", unaryFactory<Log>());
     table.add("sqrt", unaryFactory<Sqrt>());
@@ -736,12 +495,6 @@ void addCpuElemwiseKernels(CpuKernelTable& table) {
     table.add("broadcast_div", broadcastFactory<Div>());
     table.add("add_n", makeAddN);
 
-    table.add("softmax", [](const KernelSetup& setup, CpuDnnl&) -> std::unique_ptr<CpuKernel> {
-        return std::make_unique<SoftmaxKernel>(setup, false);
-    });
-    table.add("log_softmax", [](const KernelSetup& setup, CpuDnnl&) -> std::unique_ptr<CpuKernel> {
-        return std::make_unique<SoftmaxKernel>(setup, true);
-    });
     table.add("sum", [](const KernelSetup& setup, CpuDnnl&) -> std::unique_ptr<CpuKernel> {
         return std::make_unique<ReduceKernel>(setup, false);
     });

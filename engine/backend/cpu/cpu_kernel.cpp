@@ -22,7 +22,11 @@ const CpuKernelTable& cpuKernels() {
     static const CpuKernelTable table = [] {
         CpuKernelTable t;
         addCpuDenseKernels(t);
-        addCpuNnKernels(t);
+        addCpuConvolutionKernels(t);
+        addCpuBatchNormKernels(t);
+        addCpuLayerNormKernels(t);
+        addCpuPoolingKernels(t);
+        addCpuActivationKernels(t);
         addCpuElemwiseKernels(t);
         addCpuShapeKernels(t);
         addCpuLossKernels(t);
@@ -44,6 +48,17 @@ dnnl::memory::desc dnnlDesc(const Shape& shape) {
 
 dnnl::memory dnnlMemory(const CpuArray& a, const dnnl::engine& engine) {
     return dnnl::memory(dnnlDesc(a.shape), engine, a.data);
+}
+
+dnnl::memory::desc nchwDesc(const Shape& shape) {
+    return dnnl::memory::desc(dnnl::memory::dims(shape.begin(), shape.end()), dnnl::memory::data_type::f32,
+                              dnnl::memory::format_tag::nchw);
+}
+
+dnnl::memory::dims dnnlDims(const Pair& p) { return {p[0], p[1]}; }
+
+void dnnlFailure(const Node& node, const dnnl::error& e) {
+    throw OpError(node, std::string("oneDNN cannot run this setup: ") + e.what());
 }
 
 }  // namespace ampstudio

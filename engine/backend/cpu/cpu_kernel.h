@@ -10,8 +10,9 @@
 // Inputs are writable only where the op mutates them (BatchNorm's moving statistics, FMutateInputs);
 // the adapter writes those back to their storage type after forward.
 //
-// Kernels are grouped like the op specs (ops/op_spec.h): cpu_dense_kernels.cpp, cpu_nn_kernels.cpp,
-// cpu_elemwise_kernels.cpp, cpu_shape_kernels.cpp, cpu_loss_kernels.cpp, cpu_cast_kernels.cpp.
+// Kernels are grouped in families, one file each, named as the CUDA backend's (cuda/ops/): the same op
+// lives in cpu_X_kernels.cpp here and cuda_X_kernels.{cpp,cu} there. Attributes are read through
+// backend/kernel_params.h, which both backends share.
 
 #include <dnnl.hpp>
 #include <functional>
@@ -22,6 +23,7 @@
 #include <unordered_map>
 
 #include "backend/backend.h"
+#include "backend/kernel_params.h"
 #include "ops/op_attrs.h"
 
 namespace ampstudio {
@@ -74,12 +76,17 @@ private:
 
 const CpuKernelTable& cpuKernels();
 
-void addCpuDenseKernels(CpuKernelTable& table);
-void addCpuNnKernels(CpuKernelTable& table);
-void addCpuElemwiseKernels(CpuKernelTable& table);
-void addCpuShapeKernels(CpuKernelTable& table);
-void addCpuLossKernels(CpuKernelTable& table);
-void addCpuCastKernels(CpuKernelTable& table);
+// One per family; the comment names the file and its ops.
+void addCpuDenseKernels(CpuKernelTable& table);        // cpu_dense: FullyConnected, dot, batch_dot, Embedding
+void addCpuConvolutionKernels(CpuKernelTable& table);  // cpu_convolution: Convolution, Deconvolution
+void addCpuBatchNormKernels(CpuKernelTable& table);    // cpu_batch_norm: BatchNorm
+void addCpuLayerNormKernels(CpuKernelTable& table);    // cpu_layer_norm: LayerNorm
+void addCpuPoolingKernels(CpuKernelTable& table);      // cpu_pooling: Pooling
+void addCpuActivationKernels(CpuKernelTable& table);   // cpu_activation: Activation, softmax, log_softmax
+void addCpuElemwiseKernels(CpuKernelTable& table);     // cpu_elemwise: unary, binary, LeakyReLU, sum, Dropout
+void addCpuShapeKernels(CpuKernelTable& table);        // cpu_shape: Reshape, transpose, Concat, slice_axis
+void addCpuLossKernels(CpuKernelTable& table);         // cpu_loss: SoftmaxOutput, *RegressionOutput, MakeLoss
+void addCpuCastKernels(CpuKernelTable& table);         // cpu_cast: Cast, amp_cast, amp_multicast
 
 // A kernel from two lambdas, for the many ops whose kernels need no state beyond their attributes.
 template <typename Forward, typename Backward>
@@ -107,5 +114,12 @@ std::unique_ptr<CpuKernel> makeLambdaKernel(Forward f, Backward b) {
 // oneDNN memory over a float32 view, plain row-major layout of its shape.
 dnnl::memory dnnlMemory(const CpuArray& a, const dnnl::engine& engine);
 dnnl::memory::desc dnnlDesc(const Shape& shape);
+// The same, tagged NCHW, for the primitives that want a 4-D data layout (convolution, pooling).
+dnnl::memory::desc nchwDesc(const Shape& shape);
+// A 2-D attribute (stride, pad, ...) as oneDNN's dims.
+dnnl::memory::dims dnnlDims(const Pair& p);
+
+// oneDNN refuses some geometries (a pooling window wholly in padding); that is the node's error.
+[[noreturn]] void dnnlFailure(const Node& node, const dnnl::error& e);
 
 }  // namespace ampstudio

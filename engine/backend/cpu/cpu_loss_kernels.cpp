@@ -78,9 +78,9 @@ public:
             }
         }
         float norm = 1.0f;
-        if (m_p.normalization == "batch") {
+        if (m_p.normalization == LossNormalization::Batch) {
             norm = static_cast<float>(m_p.batch);
-        } else if (m_p.normalization == "valid") {
+        } else if (m_p.normalization == LossNormalization::Valid) {
             norm = static_cast<float>(std::max<int64_t>(valid, 1));
         }
         const float factor = m_p.gradScale / norm * ctx.lossScale();
@@ -96,10 +96,9 @@ private:
 enum class Regression { Linear, Logistic, Mae };
 
 std::unique_ptr<CpuKernel> makeRegressionKernel(const KernelSetup& setup, Regression kind) {
-    const OpAttrs attrs(setup.node);
-    const auto gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
-    const Shape& label = setup.inShapes[1];
-    const float numOutput = static_cast<float>(shapeSize(label) / label[0]);
+    const RegressionParams p = regressionParams(setup);
+    const float gradScale = p.gradScale;
+    const float numOutput = p.numOutput;
     return makeLambdaKernel(
         [kind](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
             const float* x = in[0].data;
@@ -126,29 +125,25 @@ std::unique_ptr<CpuKernel> makeRegressionKernel(const KernelSetup& setup, Regres
 }
 
 std::unique_ptr<CpuKernel> makeMakeLossKernel(const KernelSetup& setup, CpuDnnl&) {
-    const OpAttrs attrs(setup.node);
-    const auto gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
-    const auto validThresh = static_cast<float>(attrs.getFloat("valid_thresh", 0.0));
-    const std::string normalization = attrs.getEnum("normalization", "null", {"null", "batch", "valid"});
-    const int64_t batch = setup.inShapes[0][0];
+    const MakeLossParams p = makeLossParams(setup);
     return makeLambdaKernel(
         [](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
             std::copy_n(in[0].data, in[0].size(), out[0].data);
         },
-        [=](const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray>,
+        [p](const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray>,
             std::span<const CpuArray>, std::span<const CpuArray> inGrad) {
             if (!inGrad[0].defined()) {
                 return;
             }
             float norm = 1.0f;
-            if (normalization == "batch") {
-                norm = static_cast<float>(batch);
-            } else if (normalization == "valid") {
+            if (p.normalization == LossNormalization::Batch) {
+                norm = static_cast<float>(p.batch);
+            } else if (p.normalization == LossNormalization::Valid) {
                 const int64_t valid = std::count_if(in[0].data, in[0].data + in[0].size(),
-                                                    [&](float v) { return v > validThresh; });
+                                                    [&](float v) { return v > p.validThresh; });
                 norm = static_cast<float>(std::max<int64_t>(valid, 1));
             }
-            std::fill_n(inGrad[0].data, inGrad[0].size(), gradScale / norm * ctx.lossScale());
+            std::fill_n(inGrad[0].data, inGrad[0].size(), p.gradScale / norm * ctx.lossScale());
         });
 }
 

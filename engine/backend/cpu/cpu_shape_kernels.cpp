@@ -22,22 +22,6 @@ void copyFloats(float* dst, const float* src, int64_t n) {
     std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(float));
 }
 
-// Elements before and after `axis` of a row-major shape.
-int64_t outerSize(const Shape& s, std::size_t axis) {
-    int64_t n = 1;
-    for (std::size_t i = 0; i < axis; ++i) {
-        n *= s[i];
-    }
-    return n;
-}
-int64_t innerSize(const Shape& s, std::size_t axis) {
-    int64_t n = 1;
-    for (std::size_t i = axis + 1; i < s.size(); ++i) {
-        n *= s[i];
-    }
-    return n;
-}
-
 std::unique_ptr<CpuKernel> makeCopyKernel() {
     return makeLambdaKernel(
         [](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
@@ -100,99 +84,58 @@ private:
     dnnl::reorder m_forward, m_backward;
 };
 
-// The layout shared by Concat and SliceChannel: `outer` blocks, in each of which the joined tensor
-// holds part 0's slab, then part 1's, ...; part i's slab is its extent along the axis times the
-// elements after the axis.
-struct AxisParts {
-    int64_t outer = 1;
-    std::vector<int64_t> slab;
-    int64_t total = 0;  // sum of slab
-
-    AxisParts(const Shape& joined, std::size_t axis, std::span<const int64_t> extents)
-        : outer(outerSize(joined, axis)) {
-        const int64_t inner = innerSize(joined, axis);
-        for (int64_t e : extents) {
-            slab.push_back(e * inner);
-            total += e * inner;
+// joined <- parts (kernel_params.h's AxisParts says where each part's slabs lie)
+void join(const AxisParts& p, std::span<const CpuArray> parts, float* joined) {
+    for (int64_t o = 0; o < p.outer; ++o) {
+        float* dst = joined + o * p.total;
+        for (std::size_t i = 0; i < p.slab.size(); ++i) {
+            copyFloats(dst, parts[i].data + o * p.slab[i], p.slab[i]);
+            dst += p.slab[i];
         }
     }
+}
 
-    // joined <- parts
-    void join(std::span<const CpuArray> parts, float* joined) const {
-        for (int64_t o = 0; o < outer; ++o) {
-            float* dst = joined + o * total;
-            for (std::size_t i = 0; i < slab.size(); ++i) {
-                copyFloats(dst, parts[i].data + o * slab[i], slab[i]);
-                dst += slab[i];
+// parts <- joined, skipping undefined parts (gradients nobody wants)
+void split(const AxisParts& p, const float* joined, std::span<const CpuArray> parts) {
+    for (int64_t o = 0; o < p.outer; ++o) {
+        const float* src = joined + o * p.total;
+        for (std::size_t i = 0; i < p.slab.size(); ++i) {
+            if (parts[i].defined()) {
+                copyFloats(parts[i].data + o * p.slab[i], src, p.slab[i]);
             }
+            src += p.slab[i];
         }
     }
-
-    // parts <- joined, skipping undefined parts (gradients nobody wants)
-    void split(const float* joined, std::span<const CpuArray> parts) const {
-        for (int64_t o = 0; o < outer; ++o) {
-            const float* src = joined + o * total;
-            for (std::size_t i = 0; i < slab.size(); ++i) {
-                if (parts[i].defined()) {
-                    copyFloats(parts[i].data + o * slab[i], src, slab[i]);
-                }
-                src += slab[i];
-            }
-        }
-    }
-};
+}
 
 std::unique_ptr<CpuKernel> makeConcatKernel(const KernelSetup& setup) {
-    const Shape& joined = setup.outShapes[0];
-    const auto axis = static_cast<std::size_t>(positiveAxis(OpAttrs(setup.node).getInt("dim", 1), joined.size()));
-    std::vector<int64_t> extents;
-    for (const Shape& s : setup.inShapes) {
-        extents.push_back(s[axis]);
-    }
+    const AxisParts parts = concatParts(setup);
     return makeLambdaKernel(
-        [parts = AxisParts(joined, axis, extents)](const CpuContext&, std::span<const CpuArray> in,
-                                                   std::span<const CpuArray> out) { parts.join(in, out[0].data); },
-        [parts = AxisParts(joined, axis, extents)](const CpuContext&, std::span<const CpuArray>,
-                                                   std::span<const CpuArray>, std::span<const CpuArray> outGrad,
-                                                   std::span<const CpuArray> inGrad) {
-            parts.split(outGrad[0].data, inGrad);
+        [parts](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
+            join(parts, in, out[0].data);
+        },
+        [parts](const CpuContext&, std::span<const CpuArray>, std::span<const CpuArray>,
+                std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) {
+            split(parts, outGrad[0].data, inGrad);
         });
 }
 
 std::unique_ptr<CpuKernel> makeSliceChannelKernel(const KernelSetup& setup) {
-    const Shape& joined = setup.inShapes[0];
-    const auto axis = static_cast<std::size_t>(positiveAxis(OpAttrs(setup.node).getInt("axis", 1), joined.size()));
-    // With squeeze_axis the outputs lack the axis, but their data is laid out exactly as unsqueezed.
-    const auto count = static_cast<int64_t>(setup.outShapes.size());
-    const std::vector<int64_t> extents(setup.outShapes.size(), joined[axis] / count);
+    const AxisParts parts = sliceChannelParts(setup);
     return makeLambdaKernel(
-        [parts = AxisParts(joined, axis, extents)](const CpuContext&, std::span<const CpuArray> in,
-                                                   std::span<const CpuArray> out) { parts.split(in[0].data, out); },
-        [parts = AxisParts(joined, axis, extents)](const CpuContext&, std::span<const CpuArray>,
-                                                   std::span<const CpuArray>, std::span<const CpuArray> outGrad,
-                                                   std::span<const CpuArray> inGrad) {
+        [parts](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
+            split(parts, in[0].data, out);
+        },
+        [parts](const CpuContext&, std::span<const CpuArray>, std::span<const CpuArray>,
+                std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) {
             if (inGrad[0].defined()) {
-                parts.join(outGrad, inGrad[0].data);
+                join(parts, outGrad, inGrad[0].data);
             }
         });
 }
 
-// slice_axis: in each of `outer` blocks, `len` slabs starting at `begin` of the `size` along the axis.
-struct SliceLayout {
-    int64_t outer = 1, inner = 1, size = 0, begin = 0, len = 0;
-};
-
 std::unique_ptr<CpuKernel> makeSliceAxisKernel(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
-    const Shape& data = setup.inShapes[0];
-    const auto axis = static_cast<std::size_t>(positiveAxis(attrs.requireInt("axis"), data.size()));
-    SliceLayout l;
-    l.outer = outerSize(data, axis);
-    l.inner = innerSize(data, axis);
-    l.size = data[axis];
-    l.len = setup.outShapes[0][axis];
-    l.begin = attrs.requireInt("begin");
-    l.begin = l.begin < 0 ? l.begin + l.size : l.begin;
+    const SliceAxisLayout l = sliceAxisLayout(setup);
     return makeLambdaKernel(
         [l](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
             for (int64_t o = 0; o < l.outer; ++o) {

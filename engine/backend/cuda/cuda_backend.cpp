@@ -6,9 +6,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "backend/cuda/cuda_buffer_launchers.h"
 #include "backend/cuda/cuda_check.h"
-#include "backend/cuda/cuda_kernels.h"
 #include "backend/cuda/cuda_op_adapter.h"
+#include "backend/cuda/cuda_training_step_launchers.h"
 #include "ops/op_error.h"
 
 namespace ampstudio {

@@ -1,7 +1,9 @@
 #include "backend/cuda/cuda_kernel.h"
 
 #include <algorithm>
+#include <string>
 
+#include "ops/op_attrs.h"
 #include "ops/op_registry.h"
 
 namespace ampstudio {
@@ -29,12 +31,30 @@ std::vector<std::string> CudaKernelTable::ops() const {
     return names;
 }
 
+void requireOneFloatType(const KernelSetup& setup) {
+    const OpAttrs attrs(setup.node);
+    const DType type = !setup.inTypes.empty() ? setup.inTypes[0] : setup.outTypes[0];
+    if (type != DType::F32 && type != DType::F16 && type != DType::BF16) {
+        attrs.fail("the CUDA backend computes this op on float32, float16 or bfloat16, not " +
+                   std::string(dtypeName(type)));
+    }
+    for (const auto* types : {&setup.inTypes, &setup.outTypes}) {
+        for (DType t : *types) {
+            if (t != type) {
+                attrs.fail("the CUDA kernel needs every input and output in one dtype, got " +
+                           std::string(dtypeName(type)) + " and " + std::string(dtypeName(t)));
+            }
+        }
+    }
+}
+
 const CudaKernelTable& cudaKernels() {
     static const CudaKernelTable table = [] {
         CudaKernelTable t;
         addCudaDenseKernels(t);
         addCudaConvolutionKernels(t);
         addCudaBatchNormKernels(t);
+        addCudaLayerNormKernels(t);
         addCudaPoolingKernels(t);
         addCudaActivationKernels(t);
         addCudaElemwiseKernels(t);

@@ -11,10 +11,12 @@
 // adds them where an entry has several consumers. Inputs are written only where the op mutates them
 // (BatchNorm's moving statistics, FMutateInputs).
 //
-// Kernels live in ops/, grouped like the op specs and the CPU kernels: cuda_dense_kernels.cpp (cuBLAS),
-// one file per cuDNN family (convolution, batch norm, pooling, activation and softmax), and our own
-// element-wise, shape, loss and cast kernels, with their device code in .cu files behind C++17
-// launcher headers (nvcc compiles C++17 here; see CMakeLists.txt).
+// Kernels live in ops/, one family per file, named as the CPU's (backend/cpu/): the same op lives in
+// cuda_X_kernels.cpp here and cpu_X_kernels.cpp there, and reads its attributes through
+// backend/kernel_params.h as the CPU's does. cuda_dense_kernels.cpp uses cuBLAS, the convolution,
+// batch norm, pooling and activation families cuDNN; our own device code lives in cuda_X_kernels.cu,
+// declared for the host in cuda_X_launchers.h (C++17: nvcc compiles C++17 here; see CMakeLists.txt).
+// .cuh headers hold device code only (cuda_device.cuh, ops/cuda_walk.cuh).
 #include <cublas_v2.h>
 #include <cudnn.h>
 
@@ -71,12 +73,17 @@ const CudaKernelTable& cudaKernels();
 void addCudaDenseKernels(CudaKernelTable& table);       // cuda_dense_kernels.cpp: FullyConnected, dot, batch_dot, Embedding
 void addCudaConvolutionKernels(CudaKernelTable& table); // cuda_convolution_kernels.cpp: Convolution, Deconvolution
 void addCudaBatchNormKernels(CudaKernelTable& table);   // cuda_batch_norm_kernels.cpp: BatchNorm
+void addCudaLayerNormKernels(CudaKernelTable& table);   // cuda_layer_norm_kernels.cpp: LayerNorm
 void addCudaPoolingKernels(CudaKernelTable& table);     // cuda_pooling_kernels.cpp: Pooling
 void addCudaActivationKernels(CudaKernelTable& table);  // cuda_activation_kernels.cpp: Activation, softmax, log_softmax
-void addCudaElemwiseKernels(CudaKernelTable& table);    // cuda_elemwise_kernels.cpp: unary ops (relu, sigmoid, tanh ...), the rest, reductions, LayerNorm, Dropout
+void addCudaElemwiseKernels(CudaKernelTable& table);    // cuda_elemwise_kernels.cpp: unary, binary, LeakyReLU, sum, Dropout
 void addCudaShapeKernels(CudaKernelTable& table);       // cuda_shape_kernels.cpp
 void addCudaLossKernels(CudaKernelTable& table);        // cuda_loss_kernels.cpp
 void addCudaCastKernels(CudaKernelTable& table);        // cuda_cast_kernels.cpp: Cast, amp_cast, amp_multicast
+
+// Throws OpError unless every input and output of the node has one dtype, f32, f16 or bf16: what the
+// element-wise kernels (and LayerNorm's) compute on.
+void requireOneFloatType(const KernelSetup& setup);
 
 // A kernel from two lambdas, for the many ops whose kernels need no state beyond their attributes.
 template <typename Forward, typename Backward>

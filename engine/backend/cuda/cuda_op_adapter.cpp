@@ -1,7 +1,7 @@
 #include "backend/cuda/cuda_op_adapter.h"
 
 #include "backend/cuda/cuda_backend.h"
-#include "backend/cuda/cuda_kernels.h"
+#include "backend/cuda/cuda_buffer_launchers.h"
 
 namespace ampstudio {
 

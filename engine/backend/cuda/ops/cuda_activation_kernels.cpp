@@ -1,4 +1,4 @@
-// Activation, softmax and log_softmax, mirroring the CPU kernels (cpu_elemwise_kernels.cpp).
+// Activation, softmax and log_softmax, mirroring the CPU kernels (cpu_activation_kernels.cpp).
 // Activation: relu, sigmoid and tanh on cuDNN (relu maps NaN to 0, as the CPU's x > 0 ? x : 0
 // does); softrelu and softsign, which cuDNN lacks, on our own kernels.
 // softmax / log_softmax over `axis`: the data viewed as (outer, axis, inner, 1), so cuDNN's
@@ -9,10 +9,11 @@
 #include <string>
 
 #include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_buffer_launchers.h"
 #include "backend/cuda/cuda_kernel.h"
-#include "backend/cuda/cuda_kernels.h"
-#include "backend/cuda/ops/cuda_activation_kernels.h"
+#include "backend/cuda/ops/cuda_activation_launchers.h"
 #include "backend/cuda/ops/cuda_cudnn.h"
+#include "backend/kernel_params.h"
 
 namespace ampstudio {
 
@@ -72,37 +73,25 @@ std::unique_ptr<CudaKernel> makeSoftActivation(const KernelSetup& setup, cuda::S
 }
 
 std::unique_ptr<CudaKernel> makeActivation(const KernelSetup& setup, CudaBackend&) {
-    const OpAttrs attrs(setup.node);
-    const std::string type = attrs.getEnum("act_type", "relu", {"relu", "sigmoid", "tanh", "softrelu", "softsign"});
-    if (type == "relu") {
-        return std::make_unique<CudnnActivationKernel>(setup, CUDNN_ACTIVATION_RELU);
+    switch (activationType(setup.node)) {
+        case ActivationType::Relu: return std::make_unique<CudnnActivationKernel>(setup, CUDNN_ACTIVATION_RELU);
+        case ActivationType::Sigmoid: return std::make_unique<CudnnActivationKernel>(setup, CUDNN_ACTIVATION_SIGMOID);
+        case ActivationType::Tanh: return std::make_unique<CudnnActivationKernel>(setup, CUDNN_ACTIVATION_TANH);
+        case ActivationType::SoftRelu: return makeSoftActivation(setup, cuda::SoftActivation::SoftRelu);
+        case ActivationType::SoftSign: break;
     }
-    if (type == "sigmoid") {
-        return std::make_unique<CudnnActivationKernel>(setup, CUDNN_ACTIVATION_SIGMOID);
-    }
-    if (type == "tanh") {
-        return std::make_unique<CudnnActivationKernel>(setup, CUDNN_ACTIVATION_TANH);
-    }
-    return makeSoftActivation(setup,
-                              type == "softrelu" ? cuda::SoftActivation::SoftRelu : cuda::SoftActivation::SoftSign);
+    return makeSoftActivation(setup, cuda::SoftActivation::SoftSign);
 }
 
 class SoftmaxKernel final : public CudaKernel {
 public:
     SoftmaxKernel(const KernelSetup& setup, bool log) : m_algorithm(log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE) {
-        const OpAttrs attrs(setup.node);
-        const Shape& shape = setup.inShapes[0];
-        int64_t axis = attrs.getInt("axis", -1);
-        axis = axis < 0 ? axis + static_cast<int64_t>(shape.size()) : axis;
-        if (axis < 0 || axis >= static_cast<int64_t>(shape.size())) {
-            attrs.fail("axis " + std::to_string(attrs.getInt("axis", -1)) + " is out of range for " +
-                       shapeString(shape));
-        }
+        const OpAttrs attrs(setup.node);  // for the cuDNN helpers' errors
+        const SoftmaxParams p = softmaxParams(setup);
         m_type = setup.inTypes[0];
-        const cudnn::Dims4 view = cudnn::channelView(shape, static_cast<std::size_t>(axis));
+        const cudnn::Dims4 view = cudnn::channelView(p.layout);
         m_data = cudnn::tensor4d(attrs, cudnn::dataType(attrs, m_type), view);
-        m_invTemperature =
-            1.0f / static_cast<float>(attrs.has("temperature") ? attrs.getFloat("temperature", 1.0) : 1.0);
+        m_invTemperature = p.invTemperature;
         if (m_invTemperature != 1.0f) {
             m_scaled = cudnn::tensor4d(attrs, CUDNN_DATA_FLOAT, view);
         }

@@ -1,9 +1,9 @@
-// Device code of the activation family (cuda_activation_kernels.h): softrelu and softsign as
+// Device code of the activation family (cuda_activation_launchers.h): softrelu and softsign as
 // mshadow_op defines them, which is what the CPU reference computes, and a converting scale.
 #include <cmath>
 
 #include "backend/cuda/cuda_device.cuh"
-#include "backend/cuda/ops/cuda_activation_kernels.h"
+#include "backend/cuda/ops/cuda_activation_launchers.h"
 
 namespace ampstudio::cuda {
 namespace {

@@ -1,6 +1,6 @@
-// BatchNorm on cuDNN's spatial batch normalization, mirroring the CPU kernel (cpu_nn_kernels.cpp,
-// MXNet 1.9.1 batch_norm.cc). The data is viewed as (outer, C, inner, 1) around `axis`, so any axis
-// is cuDNN's channel axis with no copy.
+// BatchNorm on cuDNN's spatial batch normalization, mirroring the CPU kernel
+// (cpu_batch_norm_kernels.cpp, MXNet 1.9.1 batch_norm.cc). The data is viewed as (outer, C, inner, 1)
+// around `axis`, so any axis is cuDNN's channel axis with no copy.
 //   Training without use_global_stats: cuDNN's batch mean and biased variance normalise; the moving
 //   statistics (mutable inputs 3, 4) become moving * momentum + batch * (1 - momentum). cuDNN's own
 //   running update would keep the variance unbiased, so it writes the batch statistics to scratch
@@ -15,10 +15,11 @@
 #include <string>
 
 #include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_buffer_launchers.h"
 #include "backend/cuda/cuda_kernel.h"
-#include "backend/cuda/cuda_kernels.h"
-#include "backend/cuda/ops/cuda_batch_norm_kernels.h"
+#include "backend/cuda/ops/cuda_batch_norm_launchers.h"
 #include "backend/cuda/ops/cuda_cudnn.h"
+#include "backend/kernel_params.h"
 
 namespace ampstudio {
 
@@ -55,19 +56,13 @@ void store(const CudaContext& ctx, const Tensor& src, const Tensor& dst) {
 class BatchNormKernel final : public CudaKernel {
 public:
     BatchNormKernel(const KernelSetup& setup, CudaBackend& backend) {
-        const OpAttrs attrs(setup.node);
-        const Shape& data = setup.inShapes[0];
-        int64_t axis = attrs.getInt("axis", 1);
-        axis = axis < 0 ? axis + static_cast<int64_t>(data.size()) : axis;
-        if (axis < 0 || axis >= static_cast<int64_t>(data.size())) {
-            attrs.fail("axis " + std::to_string(attrs.getInt("axis", 1)) + " is out of range for " +
-                       shapeString(data));
-        }
+        const OpAttrs attrs(setup.node);  // for the cuDNN helpers' errors
+        const BatchNormParams p = batchNormParams(setup);
         // The CPU normalises with eps rounded to f32; so does this.
-        m_eps = static_cast<float>(attrs.getFloat("eps", 1e-3));
-        m_momentum = static_cast<float>(attrs.getFloat("momentum", 0.9));
-        m_fixGamma = attrs.getBool("fix_gamma", true);
-        m_globalStats = attrs.getBool("use_global_stats", false);
+        m_eps = p.eps;
+        m_momentum = p.momentum;
+        m_fixGamma = p.fixGamma;
+        m_globalStats = p.useGlobalStats;
         if (m_eps < CUDNN_BN_MIN_EPSILON) {
             attrs.fail("eps " + std::to_string(m_eps) + " is below cuDNN's minimum " +
                        std::to_string(CUDNN_BN_MIN_EPSILON));
@@ -75,7 +70,7 @@ public:
         for (std::size_t i = 1; i < setup.inTypes.size(); ++i) {
             cudnn::dataType(attrs, setup.inTypes[i]);  // f32, f16, bf16 only
         }
-        const cudnn::Dims4 view = cudnn::channelView(data, static_cast<std::size_t>(axis));
+        const cudnn::Dims4 view = cudnn::channelView(p.layout);
         m_outer = view[0];
         m_channels = view[1];
         m_inner = view[2];

@@ -1,7 +1,7 @@
-// Device code of the BatchNorm kernel (cuda_batch_norm_kernels.h), with the CPU reference's
-// formulas (cpu_nn_kernels.cpp).
+// Device code of the BatchNorm kernel (cuda_batch_norm_launchers.h), with the CPU reference's
+// formulas (cpu_batch_norm_kernels.cpp).
 #include "backend/cuda/cuda_device.cuh"
-#include "backend/cuda/ops/cuda_batch_norm_kernels.h"
+#include "backend/cuda/ops/cuda_batch_norm_launchers.h"
 
 namespace ampstudio::cuda {
 namespace {

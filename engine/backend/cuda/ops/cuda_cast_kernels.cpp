@@ -6,9 +6,9 @@
 // of the int's range aside: undefined on the CPU, saturated here).
 #include <string>
 
+#include "backend/cuda/cuda_buffer_launchers.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_kernel.h"
-#include "backend/cuda/cuda_kernels.h"
 #include "ops/op_attrs.h"
 
 namespace ampstudio {

@@ -1,6 +1,6 @@
 // Convolution and Deconvolution on cuDNN's legacy convolution API, mirroring the CPU kernels
-// (cpu_nn_kernels.cpp) and the op specs (ops/nn_ops.cpp: 2-D NCHW only, symmetric padding, MXNet's
-// dilate). A deconvolution is the transpose of the convolution that maps its output back to its
+// (cpu_convolution_kernels.cpp) and the op specs (ops/nn_ops.cpp: 2-D NCHW only, symmetric padding,
+// MXNet's dilate). A deconvolution is the transpose of the convolution that maps its output back to its
 // input: MXNet stores its weight (C_in, num_filter/g, kh, kw), which is exactly the filter
 // (K, C/g, kh, kw) of that convolution, so both ops share one cuDNN problem, with x and y swapped:
 //   Convolution     forward = conv forward,  data grad = conv backward-data, weight grad = backward-filter(x=data)
@@ -20,6 +20,7 @@
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_kernel.h"
 #include "backend/cuda/ops/cuda_cudnn.h"
+#include "backend/kernel_params.h"
 
 namespace ampstudio {
 
@@ -73,11 +74,12 @@ public:
                            ", got " + std::string(dtypeName(setup.inTypes[i])));
             }
         }
-        m_hasBias = !attrs.getBool("no_bias", !transposed);
-        const int64_t groups = attrs.getInt("num_group", 1);
-        const std::vector<int64_t> stride = attrs.getTuple("stride", {1, 1});
-        const std::vector<int64_t> pad = attrs.getTuple("pad", {0, 0});
-        const std::vector<int64_t> dilate = attrs.getTuple("dilate", {1, 1});
+        const ConvolutionParams p = transposed ? deconvolutionParams(setup.node) : convolutionParams(setup.node);
+        m_hasBias = p.hasBias;
+        const int64_t groups = p.groups;
+        const Pair& stride = p.stride;
+        const Pair& pad = p.pad;
+        const Pair& dilate = p.dilate;
         const Shape& xShape = transposed ? setup.outShapes[0] : setup.inShapes[0];
         const Shape& yShape = transposed ? setup.inShapes[0] : setup.outShapes[0];
         const Shape& w = setup.inShapes[1];

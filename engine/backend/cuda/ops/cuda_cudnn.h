@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "backend/cuda/cuda_check.h"
+#include "backend/kernel_params.h"
 #include "ops/op_attrs.h"
 #include "tensor/dtype.h"
 #include "tensor/shape.h"
@@ -94,19 +95,9 @@ inline TensorDesc tensor4d(const OpAttrs& attrs, cudnnDataType_t type, const Sha
     return tensor4d(attrs, type, Dims4{s[0], s[1], s[2], s[3]});
 }
 
-// The shape as (outer, C, inner, 1) around `axis`: cuDNN's channel axis is then the engine's axis,
+// The data as (outer, C, inner, 1) around its axis: cuDNN's channel axis is then the engine's axis,
 // with no copy, for any rank.
-inline Dims4 channelView(const Shape& s, std::size_t axis) {
-    int64_t outer = 1, inner = 1;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (i < axis) {
-            outer *= s[i];
-        } else if (i > axis) {
-            inner *= s[i];
-        }
-    }
-    return Dims4{outer, s[axis], inner, 1};
-}
+inline Dims4 channelView(const AxisLayout& l) { return Dims4{l.outer, l.channels, l.inner, 1}; }
 
 // The per-channel (1, C, 1, 1) tensor that biases, BatchNorm's scale and statistics use.
 inline TensorDesc channelTensor(const OpAttrs& attrs, cudnnDataType_t type, int64_t channels) {

@@ -44,8 +44,7 @@ DType requireOneGemmType(const KernelSetup& setup) {
 class FullyConnectedKernel final : public CudaKernel {
 public:
     explicit FullyConnectedKernel(const KernelSetup& setup) : m_type(requireOneGemmType(setup)) {
-        const OpAttrs attrs(setup.node);
-        m_hasBias = !attrs.getBool("no_bias", false);
+        m_hasBias = fullyConnectedHasBias(setup.node);
         m_h = setup.outShapes[0].back();
         m_k = setup.inShapes[1][1];
         // The CPU's size(data) / K, also when K is 0; flatten or not, every output row is a data row.

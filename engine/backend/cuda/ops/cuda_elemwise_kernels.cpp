@@ -1,7 +1,7 @@
-// CUDA kernels of the element-wise family, the reductions, Dropout and LayerNorm, with the semantics of
-// backend/cpu/cpu_elemwise_kernels.cpp and the CPU's LayerNormKernel: the same attributes and
-// defaults, outputs and derivative formulas. Host side only: shapes become strided walks
-// (cuda_elemwise_launchers.h) once, at kernel creation, and the device code runs them.
+// CUDA kernels of the element-wise family, the reductions and Dropout, with the semantics of
+// backend/cpu/cpu_elemwise_kernels.cpp: the same attributes (backend/kernel_params.h), outputs and
+// derivative formulas. Host side only: shapes become strided walks (cuda_elemwise_launchers.h) once,
+// at kernel creation, and the device code runs them.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -9,14 +9,14 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/dropout_mask.h"
 #include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_buffer_launchers.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_kernel.h"
-#include "backend/cuda/cuda_kernels.h"
 #include "backend/cuda/ops/cuda_elemwise_launchers.h"
+#include "backend/dropout_mask.h"
+#include "backend/kernel_params.h"
 #include "ops/op_attrs.h"
-#include "ops/op_spec.h"
 
 namespace ampstudio {
 
@@ -26,24 +26,6 @@ using cuda::BinaryOp;
 using cuda::UnaryFn;
 using cuda::UnaryOp;
 using cuda::Walk;
-
-// Every op here computes on one type shared by its inputs and outputs (ElemwiseType), f32, f16 or bf16.
-void requireOneFloatType(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
-    const DType type = !setup.inTypes.empty() ? setup.inTypes[0] : setup.outTypes[0];
-    if (type != DType::F32 && type != DType::F16 && type != DType::BF16) {
-        attrs.fail("the CUDA backend computes this op on float32, float16 or bfloat16, not " +
-                   std::string(dtypeName(type)));
-    }
-    for (const auto* types : {&setup.inTypes, &setup.outTypes}) {
-        for (DType t : *types) {
-            if (t != type) {
-                attrs.fail("the CUDA kernel needs every input and output in one dtype, got " +
-                           std::string(dtypeName(type)) + " and " + std::string(dtypeName(t)));
-            }
-        }
-    }
-}
 
 // ---- walks --------------------------------------------------------------------------------------
 
@@ -137,16 +119,14 @@ CudaKernelFactory unaryFactory(UnaryOp op) {
 CudaKernelFactory scalarFactory(UnaryOp op) {
     return [op](const KernelSetup& setup, CudaBackend&) {
         requireOneFloatType(setup);
-        const OpAttrs attrs(setup.node);
-        return unaryKernel(UnaryFn{op, static_cast<float>(attrs.getFloat("scalar", 1.0))});
+        return unaryKernel(UnaryFn{op, scalarOperand(setup.node)});
     };
 }
 
 std::unique_ptr<CudaKernel> makeClip(const KernelSetup& setup, CudaBackend&) {
     requireOneFloatType(setup);
-    const OpAttrs attrs(setup.node);
-    return unaryKernel(UnaryFn{UnaryOp::Clip, static_cast<float>(attrs.getFloat("a_min", 0.0)),
-                               static_cast<float>(attrs.getFloat("a_max", 0.0))});
+    const ClipParams p = clipParams(setup.node);
+    return unaryKernel(UnaryFn{UnaryOp::Clip, p.min, p.max});
 }
 
 // ---- binary -------------------------------------------------------------------------------------
@@ -274,24 +254,13 @@ std::unique_ptr<CudaKernel> makePRelu(const KernelSetup& setup) {
 
 std::unique_ptr<CudaKernel> makeLeakyReLU(const KernelSetup& setup, CudaBackend&) {
     requireOneFloatType(setup);
-    const OpAttrs attrs(setup.node);
-    const std::string type = attrs.getString("act_type", "leaky");
-    if (type == "rrelu") {
-        attrs.fail("act_type rrelu (randomized leaky ReLU) is not supported");
-    }
-    attrs.getEnum("act_type", "leaky", {"leaky", "elu", "selu", "gelu", "prelu"});
-    const auto slope = static_cast<float>(attrs.getFloat("slope", 0.25));
-    if (type == "leaky") {
-        return unaryKernel(UnaryFn{UnaryOp::Leaky, slope});
-    }
-    if (type == "elu") {
-        return unaryKernel(UnaryFn{UnaryOp::Elu, slope});
-    }
-    if (type == "selu") {
-        return unaryKernel(UnaryFn{UnaryOp::Selu});
-    }
-    if (type == "gelu") {
-        return unaryKernel(UnaryFn{UnaryOp::Gelu});
+    const LeakyReluParams p = leakyReluParams(setup.node);
+    switch (p.type) {
+        case LeakyReluType::Leaky: return unaryKernel(UnaryFn{UnaryOp::Leaky, p.slope});
+        case LeakyReluType::Elu: return unaryKernel(UnaryFn{UnaryOp::Elu, p.slope});
+        case LeakyReluType::Selu: return unaryKernel(UnaryFn{UnaryOp::Selu});
+        case LeakyReluType::Gelu: return unaryKernel(UnaryFn{UnaryOp::Gelu});
+        case LeakyReluType::PRelu: break;
     }
     return makePRelu(setup);
 }
@@ -302,24 +271,19 @@ std::unique_ptr<CudaKernel> makeLeakyReLU(const KernelSetup& setup, CudaBackend&
 class ReduceKernel final : public CudaKernel {
 public:
     ReduceKernel(const KernelSetup& setup, bool mean) {
-        const OpAttrs attrs(setup.node);
+        const OpAttrs attrs(setup.node);  // for makeWalk's errors
         const Shape& data = setup.inShapes[0];
-        const std::vector<bool> reduced = elemwiseReducedAxes(attrs, data);
-        Shape kept = data;  // the output with keepdims
-        int64_t count = 1;
+        const ReduceParams p = reduceParams(setup);
         std::vector<bool> keep(data.size());
         for (std::size_t d = 0; d < data.size(); ++d) {
-            keep[d] = !reduced[d];
-            if (reduced[d]) {
-                count *= data[d];
-                kept[d] = 1;
-            }
+            keep[d] = !p.reduced[d];
         }
-        m_scale = mean ? 1.0 / static_cast<double>(count) : 1.0;
+        m_scale = mean ? 1.0 / static_cast<double>(p.count) : 1.0;
         const Strides sx = denseStrides(data);
         m_kept = makeWalk(attrs, data, {sx}, keep);
-        m_reduced = makeWalk(attrs, data, {sx}, reduced);
-        m_broadcast = makeWalk(attrs, data, {broadcastStrides(kept, data)});
+        m_reduced = makeWalk(attrs, data, {sx}, p.reduced);
+        // p.kept is the output with keepdims.
+        m_broadcast = makeWalk(attrs, data, {broadcastStrides(p.kept, data)});
     }
 
     void forward(const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) override {
@@ -347,12 +311,12 @@ private:
 class DropoutKernel final : public CudaKernel {
 public:
     explicit DropoutKernel(const KernelSetup& setup) {
-        const OpAttrs attrs(setup.node);
-        m_p = static_cast<float>(attrs.getFloat("p", 0.5));
-        m_always = attrs.getEnum("mode", "training", {"training", "always"}) == "always";
+        const DropoutParams p = dropoutParams(setup.node);
+        m_p = p.p;
+        m_always = p.always;
         m_nameHash = dropout::nameHash(setup.node.name);
         if (setup.outShapes.size() < 2) {
-            attrs.fail("Dropout needs its mask output (output 1)");
+            OpAttrs(setup.node).fail("Dropout needs its mask output (output 1)");
         }
     }
 
@@ -385,53 +349,6 @@ private:
     float m_p = 0.5f;
     bool m_always = false;
     uint64_t m_nameHash = 0;
-};
-
-// ---- LayerNorm ------------------------------------------------------------------------------------
-
-// Outputs 1 and 2 (mean, std) when present; the f32 statistics of the last forward are kept for
-// backward in device buffers of the kernel's own, since the outputs may be rounded to f16.
-class LayerNormKernel final : public CudaKernel {
-public:
-    LayerNormKernel(const KernelSetup& setup, CudaBackend& backend) {
-        const OpAttrs attrs(setup.node);
-        const Shape& data = setup.inShapes[0];
-        int64_t axis = attrs.getInt("axis", -1);
-        axis = axis < 0 ? axis + static_cast<int64_t>(data.size()) : axis;
-        const auto a = static_cast<std::size_t>(axis);
-        for (std::size_t i = 0; i < data.size(); ++i) {
-            if (i < a) {
-                m_shape.outer *= data[i];
-            } else if (i > a) {
-                m_shape.inner *= data[i];
-            }
-        }
-        m_shape.channels = data[a];
-        m_eps = static_cast<float>(attrs.getFloat("eps", 1e-5));
-        const int64_t slices = std::max<int64_t>(m_shape.outer * m_shape.inner, 1);
-        m_mean = backend.allocate({slices}, DType::F32);
-        m_std = backend.allocate({slices}, DType::F32);
-    }
-
-    void forward(const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) override {
-        const bool statistics = out.size() > 2;
-        cuda::layerNormForward(m_shape, m_eps, in[0].data(), in[1].data(), in[2].data(), out[0].data(),
-                               m_mean.data<float>(), m_std.data<float>(),
-                               statistics ? out[1].data() : nullptr, statistics ? out[2].data() : nullptr,
-                               in[0].dtype(), ctx.stream);
-    }
-
-    void backward(const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor>,
-                  std::span<const Tensor> outGrad, std::span<const Tensor> inGrad) override {
-        cuda::layerNormBackward(m_shape, in[0].data(), in[1].data(), outGrad[0].data(), m_mean.data<float>(),
-                                m_std.data<float>(), inGrad[0].data(), inGrad[1].data(), inGrad[2].data(),
-                                in[0].dtype(), ctx.stream);
-    }
-
-private:
-    cuda::LayerNormShape m_shape;
-    float m_eps = 1e-5f;
-    Tensor m_mean, m_std;
 };
 
 }  // namespace
@@ -486,10 +403,6 @@ void addCudaElemwiseKernels(CudaKernelTable& table) {
     table.add("Dropout", [](const KernelSetup& setup, CudaBackend&) -> std::unique_ptr<CudaKernel> {
         requireOneFloatType(setup);
         return std::make_unique<DropoutKernel>(setup);
-    });
-    table.add("LayerNorm", [](const KernelSetup& setup, CudaBackend& backend) -> std::unique_ptr<CudaKernel> {
-        requireOneFloatType(setup);
-        return std::make_unique<LayerNormKernel>(setup, backend);
     });
 }
 

@@ -1,8 +1,9 @@
-// LayerNorm's device code, the CPU's LayerNormKernel (backend/cpu/cpu_nn_kernels.cpp) with one block
-// per slice: the slice's sums in double through a fixed tree, the statistics rounded to f32 as the
-// CPU keeps them, and gamma's and beta's gradients as one deterministic reduction each over slices.
+// LayerNorm's device code, the CPU's LayerNormKernel (cpu_layer_norm_kernels.cpp) with one block per
+// slice: the slice's sums in double through a fixed tree, the statistics rounded to f32 as the CPU
+// keeps them, and gamma's and beta's gradients as one deterministic reduction each over slices.
 #include <cmath>
 
+#include "backend/cuda/ops/cuda_layer_norm_launchers.h"
 #include "backend/cuda/ops/cuda_walk.cuh"
 
 namespace ampstudio::cuda {

@@ -73,9 +73,9 @@ public:
         params.gradScale = m_p.gradScale;
         params.lossScale = ctx.exec.lossScale;
         params.deviceLossScale = deviceLossScale(ctx);
-        if (m_p.normalization == "batch") {
+        if (m_p.normalization == LossNormalization::Batch) {
             params.norm = static_cast<float>(m_p.batch);
-        } else if (m_p.normalization == "valid") {
+        } else if (m_p.normalization == LossNormalization::Valid) {
             // Every row counts unless labels may be ignored; only then does the count need the labels.
             if (m_p.useIgnore && !m_p.labelIsDistribution) {
                 unsigned long long* count = validCounter(ctx);
@@ -97,10 +97,9 @@ private:
 
 std::unique_ptr<CudaKernel> makeRegressionKernel(const KernelSetup& setup, cuda::RegressionKind kind) {
     requireFloatData(setup);
-    const OpAttrs attrs(setup.node);
-    const auto gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
-    const Shape& label = setup.inShapes[1];
-    const float numOutput = static_cast<float>(shapeSize(label) / label[0]);
+    const RegressionParams p = regressionParams(setup);
+    const float gradScale = p.gradScale;
+    const float numOutput = p.numOutput;
     return makeLambdaCudaKernel(
         [kind](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
             cuda::regressionForward(in[0].data(), out[0].data(), in[0].dtype(), in[0].size(), kind,
@@ -121,11 +120,7 @@ std::unique_ptr<CudaKernel> makeRegressionKernel(const KernelSetup& setup, cuda:
 
 std::unique_ptr<CudaKernel> makeMakeLossKernel(const KernelSetup& setup, CudaBackend&) {
     requireFloatData(setup);
-    const OpAttrs attrs(setup.node);
-    const auto gradScale = static_cast<float>(attrs.getFloat("grad_scale", 1.0));
-    const auto validThresh = static_cast<float>(attrs.getFloat("valid_thresh", 0.0));
-    const std::string normalization = attrs.getEnum("normalization", "null", {"null", "batch", "valid"});
-    const int64_t batch = setup.inShapes[0][0];
+    const MakeLossParams p = makeLossParams(setup);
     return makeLambdaCudaKernel(
         [](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
             if (out[0].bytes() != 0 && out[0].data() != in[0].data()) {
@@ -134,21 +129,21 @@ std::unique_ptr<CudaKernel> makeMakeLossKernel(const KernelSetup& setup, CudaBac
                           "MakeLoss forward");
             }
         },
-        [=](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor>,
+        [p](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor>,
             std::span<const Tensor>, std::span<const Tensor> inGrad) {
             if (!inGrad[0].defined()) {
                 return;
             }
             float norm = 1.0f;
             const unsigned long long* count = nullptr;
-            if (normalization == "batch") {
-                norm = static_cast<float>(batch);
-            } else if (normalization == "valid") {
+            if (p.normalization == LossNormalization::Batch) {
+                norm = static_cast<float>(p.batch);
+            } else if (p.normalization == LossNormalization::Valid) {
                 unsigned long long* counter = validCounter(ctx);
-                cuda::countAbove(in[0].data(), in[0].dtype(), in[0].size(), validThresh, counter, ctx.stream);
+                cuda::countAbove(in[0].data(), in[0].dtype(), in[0].size(), p.validThresh, counter, ctx.stream);
                 count = counter;
             }
-            cuda::fillLossGradient(inGrad[0].data(), inGrad[0].dtype(), inGrad[0].size(), gradScale,
+            cuda::fillLossGradient(inGrad[0].data(), inGrad[0].dtype(), inGrad[0].size(), p.gradScale,
                                    ctx.exec.lossScale, deviceLossScale(ctx), norm, count, ctx.stream);
         });
 }

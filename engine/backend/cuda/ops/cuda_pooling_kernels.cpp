@@ -1,4 +1,4 @@
-// Pooling on cuDNN, mirroring the CPU kernel (cpu_nn_kernels.cpp) and MXNet's pool.h:
+// Pooling on cuDNN, mirroring the CPU kernel (cpu_pooling_kernels.cpp) and MXNet's pool.h:
 //   max                          cuDNN max (the deterministic variant, so backward is reproducible)
 //   avg, count_include_pad=True  divided by the window clipped to the padded input
 //   avg, count_include_pad=False divided by the input positions the window covers
@@ -19,10 +19,11 @@
 #include <vector>
 
 #include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_buffer_launchers.h"
 #include "backend/cuda/cuda_kernel.h"
-#include "backend/cuda/cuda_kernels.h"
 #include "backend/cuda/ops/cuda_cudnn.h"
-#include "backend/cuda/ops/cuda_pooling_kernels.h"
+#include "backend/cuda/ops/cuda_pooling_launchers.h"
+#include "backend/kernel_params.h"
 
 namespace ampstudio {
 
@@ -34,21 +35,16 @@ using cudnn::kZero;
 class PoolingKernel final : public CudaKernel {
 public:
     PoolingKernel(const KernelSetup& setup, CudaBackend& backend) {
-        const OpAttrs attrs(setup.node);
-        const std::string type = attrs.getEnum("pool_type", "max", {"max", "avg", "sum"});
-        const bool global = attrs.getBool("global_pool", false);
-        const bool includePad = attrs.getBool("count_include_pad", true);
+        const OpAttrs attrs(setup.node);  // for the cuDNN helpers' errors
         const Shape& data = setup.inShapes[0];
         const Shape& outShape = setup.outShapes[0];
         if (data.size() != 4 || outShape.size() != 4) {
             attrs.fail("cuDNN pooling needs 4-D NCHW data, got " + shapeString(data));
         }
-        std::vector<int64_t> kernel{data[2], data[3]}, stride{1, 1}, pad{0, 0};
-        if (!global) {
-            kernel = attrs.getTuple("kernel", {});
-            stride = attrs.getTuple("stride", {1, 1});
-            pad = attrs.getTuple("pad", {0, 0});
-        }
+        const PoolingParams p = poolingParams(setup);
+        const Pair& kernel = p.kernel;
+        const Pair& stride = p.stride;
+        const Pair& pad = p.pad;
         for (std::size_t i = 0; i < 2; ++i) {
             // A window wholly in the padding, which the CPU's oneDNN refuses as well.
             if (pad[i] >= kernel[i]) {
@@ -56,7 +52,7 @@ public:
                            std::to_string(kernel[i]));
             }
         }
-        m_max = type == "max";
+        m_max = p.type == PoolType::Max;
         m_type = setup.inTypes[0];
         m_planes = data[0] * data[1];
         m_inRows = data[2];
@@ -65,9 +61,9 @@ public:
         m_outCols = outShape[3];
         m_rows = cuda::PoolDim{kernel[0], stride[0], pad[0], data[2]};
         m_cols = cuda::PoolDim{kernel[1], stride[1], pad[1], data[3]};
-        m_divisor = type == "sum" ? cuda::PoolDivisor::One
-                    : includePad  ? cuda::PoolDivisor::Window
-                                  : cuda::PoolDivisor::Valid;
+        m_divisor = p.type == PoolType::Sum ? cuda::PoolDivisor::One
+                    : p.countIncludePad      ? cuda::PoolDivisor::Window
+                                             : cuda::PoolDivisor::Valid;
 
         // cuDNN's output size floor((H + 2p - k) / s) + 1; the input extended by `extra` rows makes
         // it the node's (full convention: one more window).

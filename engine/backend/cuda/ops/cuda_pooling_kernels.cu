@@ -1,7 +1,7 @@
-// Device code of the Pooling kernel's full-convention path (cuda_pooling_kernels.h): padding and
+// Device code of the Pooling kernel's full-convention path (cuda_pooling_launchers.h): padding and
 // cropping copies, and the average's divisor as MXNet defines it.
 #include "backend/cuda/cuda_device.cuh"
-#include "backend/cuda/ops/cuda_pooling_kernels.h"
+#include "backend/cuda/ops/cuda_pooling_launchers.h"
 
 namespace ampstudio::cuda {
 namespace {

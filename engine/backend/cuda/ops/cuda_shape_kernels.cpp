@@ -20,22 +20,6 @@ namespace ampstudio {
 
 namespace {
 
-// Elements before and after `axis` of a row-major shape.
-int64_t outerSize(const Shape& s, std::size_t axis) {
-    int64_t n = 1;
-    for (std::size_t i = 0; i < axis; ++i) {
-        n *= s[i];
-    }
-    return n;
-}
-int64_t innerSize(const Shape& s, std::size_t axis) {
-    int64_t n = 1;
-    for (std::size_t i = axis + 1; i < s.size(); ++i) {
-        n *= s[i];
-    }
-    return n;
-}
-
 std::byte* bytesOf(const Tensor& t) {
     return static_cast<std::byte*>(t.data());
 }
@@ -116,122 +100,77 @@ std::unique_ptr<CudaKernel> makePermuteKernel(const KernelSetup& setup, const st
         });
 }
 
-// The layout shared by Concat and SliceChannel: `outer` rows, in each of which the joined tensor
-// holds part 0's slab, then part 1's, ...; part i's slab is its extent along the axis times the
-// elements after the axis.
-struct AxisParts {
+// Concat's and SliceChannel's parts (kernel_params.h's AxisParts) moved as rows of elements.
+struct AxisCopies {
     std::size_t elementBytes = 4;
-    int64_t outer = 1;
-    std::vector<int64_t> slab;
-    int64_t total = 0;  // sum of slab
-
-    AxisParts(std::size_t bytes, const Shape& joined, std::size_t axis, std::span<const int64_t> extents)
-        : elementBytes(bytes), outer(outerSize(joined, axis)) {
-        const int64_t inner = innerSize(joined, axis);
-        for (int64_t e : extents) {
-            slab.push_back(e * inner);
-            total += e * inner;
-        }
-    }
+    AxisParts parts;
 
     // joined <- parts
-    void join(std::span<const Tensor> parts, const Tensor& joined, cudaStream_t stream) const {
+    void join(std::span<const Tensor> from, const Tensor& joined, cudaStream_t stream) const {
         int64_t offset = 0;
-        for (std::size_t i = 0; i < slab.size(); ++i) {
-            cuda::copyRows(parts[i].data(), slab[i], bytesOf(joined) + offset * elementBytes, total, outer,
-                           slab[i], elementBytes, stream);
-            offset += slab[i];
+        for (std::size_t i = 0; i < parts.slab.size(); ++i) {
+            cuda::copyRows(from[i].data(), parts.slab[i], bytesOf(joined) + offset * elementBytes, parts.total,
+                           parts.outer, parts.slab[i], elementBytes, stream);
+            offset += parts.slab[i];
         }
     }
 
     // parts <- joined, skipping undefined parts (gradients nobody wants)
-    void split(const Tensor& joined, std::span<const Tensor> parts, cudaStream_t stream) const {
+    void split(const Tensor& joined, std::span<const Tensor> to, cudaStream_t stream) const {
         int64_t offset = 0;
-        for (std::size_t i = 0; i < slab.size(); ++i) {
-            if (parts[i].defined()) {
-                cuda::copyRows(bytesOf(joined) + offset * elementBytes, total, parts[i].data(), slab[i],
-                               outer, slab[i], elementBytes, stream);
+        for (std::size_t i = 0; i < parts.slab.size(); ++i) {
+            if (to[i].defined()) {
+                cuda::copyRows(bytesOf(joined) + offset * elementBytes, parts.total, to[i].data(), parts.slab[i],
+                               parts.outer, parts.slab[i], elementBytes, stream);
             }
-            offset += slab[i];
+            offset += parts.slab[i];
         }
     }
 };
 
 std::unique_ptr<CudaKernel> makeConcatKernel(const KernelSetup& setup) {
-    const std::size_t elementBytes = sharedElementBytes(setup);
-    const Shape& joined = setup.outShapes[0];
-    const auto axis =
-        static_cast<std::size_t>(positiveAxis(OpAttrs(setup.node).getInt("dim", 1), joined.size()));
-    std::vector<int64_t> extents;
-    for (const Shape& s : setup.inShapes) {
-        extents.push_back(s[axis]);
-    }
-    const AxisParts parts(elementBytes, joined, axis, extents);
+    const AxisCopies copies{sharedElementBytes(setup), concatParts(setup)};
     return makeLambdaCudaKernel(
-        [parts](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
-            parts.join(in, out[0], ctx.stream);
+        [copies](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
+            copies.join(in, out[0], ctx.stream);
         },
-        [parts](const CudaContext& ctx, std::span<const Tensor>, std::span<const Tensor>,
-                std::span<const Tensor> outGrad,
-                std::span<const Tensor> inGrad) { parts.split(outGrad[0], inGrad, ctx.stream); });
+        [copies](const CudaContext& ctx, std::span<const Tensor>, std::span<const Tensor>,
+                 std::span<const Tensor> outGrad,
+                 std::span<const Tensor> inGrad) { copies.split(outGrad[0], inGrad, ctx.stream); });
 }
 
 std::unique_ptr<CudaKernel> makeSliceChannelKernel(const KernelSetup& setup) {
-    const std::size_t elementBytes = sharedElementBytes(setup);
-    const Shape& joined = setup.inShapes[0];
-    const auto axis =
-        static_cast<std::size_t>(positiveAxis(OpAttrs(setup.node).getInt("axis", 1), joined.size()));
-    // With squeeze_axis the outputs lack the axis, but their data is laid out exactly as unsqueezed.
-    const auto count = static_cast<int64_t>(setup.outShapes.size());
-    const std::vector<int64_t> extents(setup.outShapes.size(), joined[axis] / count);
-    const AxisParts parts(elementBytes, joined, axis, extents);
+    const AxisCopies copies{sharedElementBytes(setup), sliceChannelParts(setup)};
     return makeLambdaCudaKernel(
-        [parts](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
-            parts.split(in[0], out, ctx.stream);
+        [copies](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
+            copies.split(in[0], out, ctx.stream);
         },
-        [parts](const CudaContext& ctx, std::span<const Tensor>, std::span<const Tensor>,
-                std::span<const Tensor> outGrad, std::span<const Tensor> inGrad) {
+        [copies](const CudaContext& ctx, std::span<const Tensor>, std::span<const Tensor>,
+                 std::span<const Tensor> outGrad, std::span<const Tensor> inGrad) {
             if (inGrad[0].defined()) {
-                parts.join(outGrad, inGrad[0], ctx.stream);
+                copies.join(outGrad, inGrad[0], ctx.stream);
             }
         });
 }
 
-// slice_axis: in each of `outer` rows, `len` slabs starting at `begin` of the `size` along the axis.
-struct SliceLayout {
-    std::size_t elementBytes = 4;
-    int64_t outer = 1, inner = 1, size = 0, begin = 0, len = 0;
-};
-
 std::unique_ptr<CudaKernel> makeSliceAxisKernel(const KernelSetup& setup) {
-    const OpAttrs attrs(setup.node);
-    const Shape& data = setup.inShapes[0];
-    const auto axis = static_cast<std::size_t>(positiveAxis(attrs.requireInt("axis"), data.size()));
-    SliceLayout l;
-    l.elementBytes = sharedElementBytes(setup);
-    l.outer = outerSize(data, axis);
-    l.inner = innerSize(data, axis);
-    l.size = data[axis];
-    l.len = setup.outShapes[0][axis];
-    l.begin = attrs.requireInt("begin");
-    l.begin = l.begin < 0 ? l.begin + l.size : l.begin;
+    const std::size_t elementBytes = sharedElementBytes(setup);
+    const SliceAxisLayout l = sliceAxisLayout(setup);
     return makeLambdaCudaKernel(
-        [l](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
-            cuda::copyRows(bytesOf(in[0]) + l.begin * l.inner * l.elementBytes, l.size * l.inner,
-                           out[0].data(), l.len * l.inner, l.outer, l.len * l.inner, l.elementBytes,
-                           ctx.stream);
+        [l, elementBytes](const CudaContext& ctx, std::span<const Tensor> in, std::span<const Tensor> out) {
+            cuda::copyRows(bytesOf(in[0]) + l.begin * l.inner * elementBytes, l.size * l.inner, out[0].data(),
+                           l.len * l.inner, l.outer, l.len * l.inner, elementBytes, ctx.stream);
         },
-        [l](const CudaContext& ctx, std::span<const Tensor>, std::span<const Tensor>,
-            std::span<const Tensor> outGrad, std::span<const Tensor> inGrad) {
+        [l, elementBytes](const CudaContext& ctx, std::span<const Tensor>, std::span<const Tensor>,
+                          std::span<const Tensor> outGrad, std::span<const Tensor> inGrad) {
             if (!inGrad[0].defined()) {
                 return;
             }
             // All-zero bytes are 0.0 in every float dtype.
             cudaCheck(cudaMemsetAsync(inGrad[0].data(), 0, inGrad[0].bytes(), ctx.stream),
                       "zero slice gradient");
-            cuda::copyRows(outGrad[0].data(), l.len * l.inner,
-                           bytesOf(inGrad[0]) + l.begin * l.inner * l.elementBytes, l.size * l.inner, l.outer,
-                           l.len * l.inner, l.elementBytes, ctx.stream);
+            cuda::copyRows(outGrad[0].data(), l.len * l.inner, bytesOf(inGrad[0]) + l.begin * l.inner * elementBytes,
+                           l.size * l.inner, l.outer, l.len * l.inner, elementBytes, ctx.stream);
         });
 }
 

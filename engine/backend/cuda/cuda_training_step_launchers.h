@@ -1,8 +1,9 @@
 #pragma once
-// Host-side launchers of the CUDA backend's own kernels (cuda_kernels.cu): conversions, fills and the
-// training step's passes over its gradients and weights. Every launcher enqueues on `stream` and returns at
-// once; none synchronises. C++17, because nvcc compiles it in the .cu: plain parameters and no engine
-// header beyond dtype.h and mixed_precision_step.h.
+// Host-side launchers of the training step's passes over its gradients and weights
+// (cuda_training_step_kernels.cu): the unscale-and-check pass and the optimizers, for the backend's
+// unscaleGradients, sgdStep and adamStep (backend.h). Every launcher enqueues on `stream` and returns
+// at once; none synchronises. C++17, because nvcc compiles it in the .cu: plain parameters and no
+// engine header beyond dtype.h and mixed_precision_step.h.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -11,16 +12,6 @@
 #include "tensor/dtype.h"
 
 namespace ampstudio::cuda {
-
-// Element-wise dtype conversion (f32, f16, bf16 round to nearest even; f64 and ints too), n elements.
-// Throws std::invalid_argument for a dtype the backend does not compute on.
-void convert(const void* src, DType srcType, void* dst, DType dstType, int64_t n, cudaStream_t stream);
-void fill(void* dst, DType type, float value, int64_t n, cudaStream_t stream);
-// dst += src, element-wise, both of `type` (f32, f16, bf16): added in f32 and rounded once.
-void addInto(void* dst, const void* src, DType type, int64_t n, cudaStream_t stream);
-
-// Every element of dst (of `type`) set to *value, a float in device memory.
-void fillFromDevice(void* dst, DType type, const float* value, int64_t n, cudaStream_t stream);
 
 // One parameter's gradients for the unscale pass: `grad` as the backward pass wrote it (f32, f16 or
 // bf16), `master` the f32 buffer written (== grad when it is f32: in place).

@@ -1,6 +1,6 @@
 #pragma once
 // Launchers for the activation family's own device code (cuda_activation_kernels.cu): the two
-// Activation types cuDNN lacks, with the CPU reference's formulas (cpu_elemwise_kernels.cpp), and
+// Activation types cuDNN lacks, with the CPU reference's formulas (cpu_unary_kernel.h), and
 // the scaling softmax's temperature needs. C++17: plain parameters, no engine header beyond
 // dtype.h. Every launcher enqueues on `stream` and returns at once.
 #include <cuda_runtime_api.h>
