@@ -4,7 +4,7 @@
 
 #include "cli_commands.h"
 #include "formats/model_file.h"
-#include "tensor/heap_policy.h"
+#include "platform/process_heap_policy.h"
 
 using namespace ampstudio::cli;
 
@@ -44,7 +44,7 @@ void addConversionOptions(CLI::App* command, ConvertArgs& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // Before any thread starts: freed large blocks stay in the heap for reuse (tensor/heap_policy.h).
+    // Before any thread starts: freed large blocks stay in the heap for reuse (platform/process_heap_policy.h).
     ampstudio::applyLargeModelHeapPolicy();
     CLI::App app{"AMP Studio command line: convert MXNet models to mixed precision", "ampstudio-cli"};
     app.set_version_flag("--version", std::string(AMPSTUDIO_VERSION));

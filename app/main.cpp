@@ -10,7 +10,7 @@
 #include "conversion_workspace.h"
 #include "graph_view.h"
 #include "main_window.h"
-#include "tensor/heap_policy.h"
+#include "platform/process_heap_policy.h"
 #include "training_monitor.h"
 
 namespace {
@@ -49,7 +49,7 @@ int takeScreenshot(MainWindow& window, const QString& path, const QString& node,
 }  // namespace
 
 int main(int argc, char* argv[]) {
-    // Before any thread starts: freed large blocks stay in the heap for reuse (tensor/heap_policy.h).
+    // Before any thread starts: freed large blocks stay in the heap for reuse (platform/process_heap_policy.h).
     ampstudio::applyLargeModelHeapPolicy();
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("AMP Studio"));

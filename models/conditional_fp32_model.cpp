@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "conversion_settings.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 using namespace ampstudio;
 
@@ -106,7 +106,7 @@ QVariant ConditionalFp32Model::data(const QModelIndex& index, int role) const {
         return {};
     }
     const ConditionalFp32Op& row = m_rows[std::size_t(index.row())];
-    const OpRegistry& registry = OpRegistry::instance();
+    const MxnetOpFacts& registry = MxnetOpFacts::instance();
     switch (index.column()) {
         case OpColumn: {
             const bool known = registry.isKnown(row.op);
@@ -198,7 +198,7 @@ bool ConditionalFp32Model::setData(const QModelIndex& index, const QVariant& val
                 emit editRejected(tr("A conditional FP32 row needs an op."));
                 return false;
             }
-            if (!OpRegistry::instance().isKnown(text.toStdString())) {
+            if (!MxnetOpFacts::instance().isKnown(text.toStdString())) {
                 emit editRejected(tr("“%1” is not an MXNet 1.9.1 operator.").arg(text));
                 return false;
             }

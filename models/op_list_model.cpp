@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 using namespace ampstudio;
 
@@ -29,7 +29,7 @@ OpListModel::Match OpListModel::matchOf(const QString& name) const {
     if (!m_markUnmatchable) {
         return {};
     }
-    const OpRegistry& registry = OpRegistry::instance();
+    const MxnetOpFacts& registry = MxnetOpFacts::instance();
     const std::string op = name.toStdString();
     if (!registry.isKnown(op)) {
         return {false, {}};

@@ -32,7 +32,7 @@
 #include "conditional_fp32_model.h"
 #include "formats/load_error.h"
 #include "op_list_model.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 using namespace ampstudio;
 
@@ -218,7 +218,7 @@ void OpListEditor::buildUi() {
     // --- adding, removing, moving ---
     m_opNamesModel = new QStringListModel(this);
     QStringList opNames;
-    for (const std::string& n : OpRegistry::instance().opNames()) {
+    for (const std::string& n : MxnetOpFacts::instance().opNames()) {
         opNames << QString::fromStdString(n);
     }
     m_opNamesModel->setStringList(opNames);
@@ -548,7 +548,7 @@ namespace {
 // Empty when `op` is a known op name; otherwise the message that says so (with a suggestion when
 // only the case is wrong: "fullyconnected" -> FullyConnected).
 QString unknownOpMessage(const QString& op) {
-    const OpRegistry& registry = OpRegistry::instance();
+    const MxnetOpFacts& registry = MxnetOpFacts::instance();
     if (registry.isKnown(op.toStdString())) {
         return {};
     }
@@ -565,7 +565,7 @@ QString unknownOpMessage(const QString& op) {
 
 // Empty for a canonical name; for an alias, the warning that the entry never matches.
 QString aliasWarning(const QString& op) {
-    const OpRegistry& registry = OpRegistry::instance();
+    const MxnetOpFacts& registry = MxnetOpFacts::instance();
     const std::string name = op.toStdString();
     const std::string_view canonical = registry.canonicalName(name);
     if (canonical == name) {

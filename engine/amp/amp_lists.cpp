@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/load_error.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
 
@@ -294,7 +294,7 @@ void AmpLists::validate() const {
 }
 
 std::vector<UnmatchableListEntry> AmpLists::unmatchableEntries() const {
-    const OpRegistry& registry = OpRegistry::instance();
+    const MxnetOpFacts& registry = MxnetOpFacts::instance();
     std::vector<UnmatchableListEntry> result;
     auto check = [&](std::string_view list, const std::string& entry) {
         if (!registry.isKnown(entry)) {

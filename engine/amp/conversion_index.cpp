@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
 
@@ -158,7 +158,7 @@ EdgeDtype ConversionIndex::edgeDtype(NodeId sourceId, uint32_t output, std::stri
 std::vector<InputRow> ConversionIndex::inputs(NodeId id) const {
     const Graph& g = *m_graph;
     const Node& node = g.nodes[id];
-    const OpRegistry& registry = OpRegistry::instance();
+    const MxnetOpFacts& registry = MxnetOpFacts::instance();
     const auto slotNames = node.isVariable() ? std::nullopt : registry.inputNames(node);
     std::vector<InputRow> rows;
     rows.reserve(node.inputs.size());
@@ -184,7 +184,7 @@ std::vector<InputRow> ConversionIndex::inputs(NodeId id) const {
 std::vector<OutputRow> ConversionIndex::outputs(NodeId id) const {
     const Graph& g = *m_graph;
     const Node& node = g.nodes[id];
-    const OpRegistry& registry = OpRegistry::instance();
+    const MxnetOpFacts& registry = MxnetOpFacts::instance();
     const auto outputName = [&](uint32_t index) {
         if (node.isVariable()) {
             return std::string();

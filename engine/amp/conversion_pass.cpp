@@ -17,7 +17,7 @@ constexpr NodeId kGraphOutputReader = ~NodeId{0} - 1;
 
 ConversionPass::ConversionPass(const PassInput& input, const std::set<std::string>& paramsAsData)
     : m_in(input),
-      m_registry(OpRegistry::instance()),
+      m_registry(MxnetOpFacts::instance()),
       m_paramsAsData(paramsAsData),
       m_trackParams(input.options.mode == ConversionMode::Typed && input.options.castOptionalParams),
       m_storage(std::make_shared<ReportStorage>()),

@@ -20,7 +20,7 @@
 #include "amp/op_list_index.h"
 #include "amp/report_storage.h"
 #include "graph/graph.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio::amp_detail {
 
@@ -137,7 +137,7 @@ private:
     void noteActualOutputs(NodeId id);
 
     const PassInput& m_in;
-    const OpRegistry& m_registry;
+    const MxnetOpFacts& m_registry;
     const std::set<std::string>& m_paramsAsData;
     const bool m_trackParams;  // typed mode with cast_optional_params
     ConversionReport m_report;
@@ -158,7 +158,7 @@ private:
     EntryMap m_fp32Map;
     EntryMap m_targetMap;
     std::vector<NodeEntry> m_inputs;  // inputs of the node being copied
-    std::vector<DType> m_inTypes;     // scratch for OpRegistry::inferType
+    std::vector<DType> m_inTypes;     // scratch for MxnetOpFacts::inferType
     std::vector<DType> m_outTypes;
     // Per source node (variables only): recorded as stored in the target dtype by a target op, and
     // the first node that reads it as it is while wanting another dtype (kNoReader if none).

@@ -5,7 +5,7 @@
 
 #include "backend/backend.h"
 #include "ops/graph_dtypes.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 #include "ops/op_spec.h"
 
 namespace ampstudio {
@@ -147,7 +147,7 @@ void inferTypes(const Graph& graph, EntryTable& table) {
             inNames += (inNames.empty() ? "" : ", ") + std::string(dtypeName(table.dtype(e)));
         }
         out.assign(table.dtypes.begin() + table.rowPtr[n], table.dtypes.begin() + table.rowPtr[n] + node.numOutputs);
-        const bool ok = OpRegistry::instance().typeInference(node, in, out, false) != TypeInference::Conflict;
+        const bool ok = MxnetOpFacts::instance().typeInference(node, in, out, false) != TypeInference::Conflict;
         if (!ok || std::count(out.begin(), out.end(), DType::Unknown) != 0) {
             throw OpError(node, "input dtypes (" + inNames + ") are not valid for this op");
         }

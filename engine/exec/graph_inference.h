@@ -33,7 +33,7 @@ void checkSupported(const Graph& graph, const Backend* backend);
 // Shapes: `known` gives variables' shapes by name (the data and labels, at least); the rest follow
 // from op shape inference run to a fixed point, backwards to parameters too. Throws OpError for a
 // contradiction or for an entry whose shape stays unknown (naming the variable to give a shape for).
-// dtypes: `knownTypes` fixes variables' dtypes; the rest follow OpRegistry::inferType, and a
+// dtypes: `knownTypes` fixes variables' dtypes; the rest follow MxnetOpFacts::inferType, and a
 // variable nothing constrains is float32.
 EntryTable inferEntries(const Graph& graph, const std::map<std::string, Shape>& knownShapes,
                         const std::map<std::string, DType>& knownTypes);

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "exec/executor.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
 

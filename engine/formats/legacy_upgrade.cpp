@@ -11,7 +11,7 @@
 #include "formats/load_error.h"
 #include "formats/node_place.h"
 #include "formats/symbol_json.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
 
@@ -35,7 +35,7 @@ std::string hiddenName(std::string_view hidden) {
     return "__" + std::string(hidden) + "__";
 }
 
-// OpRegistry::inputNames builds a list whose length an attribute decides (Concat's num_args, up to
+// MxnetOpFacts::inputNames builds a list whose length an attribute decides (Concat's num_args, up to
 // 65536). Over a whole graph the lists may only add up to a few times the graph's size: a hostile
 // file with num_args = 65536 on every node would otherwise take minutes.
 class InputNames {
@@ -48,7 +48,7 @@ public:
         }
     }
     std::optional<std::vector<std::string>> of(const Node& node, NodeId id) {
-        auto names = OpRegistry::instance().inputNames(node);
+        auto names = MxnetOpFacts::instance().inputNames(node);
         if (names) {
             if (names->size() > m_budget) {
                 throw LoadError(m_source, nodePlace(id, node.name),
@@ -154,7 +154,7 @@ void addMissingInputs(Graph& graph, InputNames& inputNamesOf, const std::string&
 
 // UpgradeJSON_000903_000904: FSetInputVarAttrOnCompose of the BatchNorm family.
 void setBatchNormInitializers(Graph& graph) {
-    const OpRegistry& registry = OpRegistry::instance();
+    const MxnetOpFacts& registry = MxnetOpFacts::instance();
     for (Node& node : graph.nodes) {
         const std::string_view op = registry.canonicalName(node.op);
         if (op != "BatchNorm" && op != "_contrib_SyncBatchNorm" && op != "_contrib_BatchNormWithReLU") {

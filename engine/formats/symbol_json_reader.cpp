@@ -19,7 +19,7 @@
 #include "formats/load_error.h"
 #include "formats/node_place.h"
 #include "formats/symbol_json.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
 
@@ -235,7 +235,7 @@ Node GraphReader::readNode(uint32_t at, NodeId id, const std::string& place) {
     // Pre-0.9 `param` holds the op's parameters; NNVM inserts them without overwriting.
     node.attrs.merge(param);
     if (*op != "null") {
-        node.op = OpRegistry::instance().canonicalName(*op);
+        node.op = MxnetOpFacts::instance().canonicalName(*op);
     } else if (!node.inputs.empty()) {
         fail(place, where(), "a variable ('null' op) cannot have inputs");
     }
@@ -297,7 +297,7 @@ std::vector<uint32_t> GraphReader::readOutputCounts(const Fields& fields, const 
             }
             counts[entry.node] = std::max(counts[entry.node], entry.index + 1);
         };
-        const OpRegistry& registry = OpRegistry::instance();
+        const MxnetOpFacts& registry = MxnetOpFacts::instance();
         for (std::size_t i = 0; i < nodes.size(); ++i) {
             counts[i] = std::max(counts[i], std::min(registry.numOutputs(nodes[i]), kMaxOutputsPerNode));
             for (std::size_t j = 0; j < nodes[i].inputs.size(); ++j) {

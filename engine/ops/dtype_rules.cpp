@@ -5,7 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
 namespace embedded {

@@ -5,7 +5,7 @@
 // FInferType at all, and whether it can type its outputs from input 0 alone, which is all the AMP
 // pass gives it (slice_like cannot). Probed from MXNet 1.9.1 itself over its whole op list
 // (tests/differential/probe_dtype_inference.py) into resources/mxnet/mxnet-1.9.1-op-dtypes.json,
-// compiled in. The registry (OpRegistry::typeInference) applies these rules.
+// compiled in. The registry (MxnetOpFacts::typeInference) applies these rules.
 
 #include <cstdint>
 #include <optional>
@@ -74,7 +74,7 @@ const DtypeRule* findDtypeRule(const Node& node, std::string_view canonicalOp);
 
 // Applies a rule as MXNet's InferType applies the op's FInferType (or, without one, its default
 // SameType, which overwrites every slot with the first known output's dtype, else input's).
-// `untypedInputThrows`: see OpRegistry::typeInference.
+// `untypedInputThrows`: see MxnetOpFacts::typeInference.
 TypeInference applyDtypeRule(const DtypeRule& rule, const Node& node, std::vector<DType>& in,
                              std::vector<DType>& out, bool untypedInputThrows = true);
 

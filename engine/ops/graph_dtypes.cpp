@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
 
@@ -29,7 +29,7 @@ std::string DtypeConflict::describe(const Graph& graph) const {
 
 std::optional<DtypeConflict> propagateDtypes(const Graph& graph, const std::vector<uint32_t>& rowPtr,
                                              std::vector<DType>& dtypes, bool untypedInputThrows) {
-    const OpRegistry& registry = OpRegistry::instance();
+    const MxnetOpFacts& registry = MxnetOpFacts::instance();
     std::vector<DType> in, out;
     std::optional<DtypeConflict> conflict;
     // MXNet's inference_finished: a node whose inputs and outputs were all known after its call is

@@ -1,6 +1,6 @@
 #pragma once
 // MXNet's InferType over a whole graph (src/executor/infer_graph_attr_pass.cc, 1.9.1): forward and
-// backward sweeps over the nodes, each calling the op's FInferType (OpRegistry::typeInference) with
+// backward sweeps over the nodes, each calling the op's FInferType (MxnetOpFacts::typeInference) with
 // what is known of its inputs and outputs, until a sweep learns nothing new. A contradiction stops
 // it: that is where MXNet throws "... requires uniform type" and refuses to bind the graph. What
 // stays unknown is not an error (a variable nothing constrains).
@@ -38,7 +38,7 @@ struct GraphDtypes {
 
 // Sweeps until nothing changes. `dtypes` (per entry, indexed by `rowPtr`) holds what is known on
 // entry and everything inferred on return; returns the first contradiction found, if any.
-// `untypedInputThrows`: see OpRegistry::typeInference (true: as MXNet's InferType).
+// `untypedInputThrows`: see MxnetOpFacts::typeInference (true: as MXNet's InferType).
 std::optional<DtypeConflict> propagateDtypes(const Graph& graph, const std::vector<uint32_t>& rowPtr,
                                              std::vector<DType>& dtypes, bool untypedInputThrows = true);
 

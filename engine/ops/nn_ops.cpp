@@ -143,7 +143,7 @@ void inferDeconvolution(const OpAttrs& attrs, std::vector<Shape>& in, std::vecto
 
 // Pooling (src/operator/nn/pooling-inl.h): output 1 + (H + 2p - k) / s, floored with
 // pooling_convention=valid, ceiled with full; global_pool reduces every spatial dim to 1. A max
-// pool's hidden workspace output (OpRegistry::numOutputs) gets the output's shape.
+// pool's hidden workspace output (MxnetOpFacts::numOutputs) gets the output's shape.
 void inferPooling(const OpAttrs& attrs, std::vector<Shape>& in, std::vector<Shape>& out) {
     attrs.getEnum("pool_type", "max", {"max", "avg", "sum"});
     const std::string convention = attrs.getEnum("pooling_convention", "valid", {"valid", "full"});

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
 
@@ -15,7 +15,7 @@ const OpSpec* OpSpecTable::find(std::string_view op) const {
     if (auto it = m_specs.find(std::string(op)); it != m_specs.end()) {
         return &it->second;
     }
-    const std::string_view canonical = OpRegistry::instance().canonicalName(op);
+    const std::string_view canonical = MxnetOpFacts::instance().canonicalName(op);
     if (auto it = m_specs.find(std::string(canonical)); it != m_specs.end()) {
         return &it->second;
     }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
 namespace {
@@ -50,7 +50,7 @@ std::string_view variableRoleName(VariableRole role) {
 }
 
 std::vector<VariableRole> classifyVariables(const Graph& graph) {
-    const OpRegistry& registry = OpRegistry::instance();
+    const MxnetOpFacts& registry = MxnetOpFacts::instance();
     std::vector<VariableRole> roles(graph.size(), VariableRole::Input);
     for (const Node& node : graph.nodes) {
         if (node.isVariable() || isCast(node.op)) {
@@ -78,7 +78,7 @@ std::string outputEntryName(const Node& node, uint32_t index) {
     if (node.isVariable()) {
         return node.name;
     }
-    if (auto name = OpRegistry::instance().outputName(node, index)) {
+    if (auto name = MxnetOpFacts::instance().outputName(node, index)) {
         return node.name + "_" + *name;
     }
     return node.numOutputs == 1 ? node.name + "_output" : node.name + "_output" + std::to_string(index);

@@ -4,7 +4,7 @@
 
 #include "amp/conversion.h"
 #include "amp/conversion_index.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 #include "ops/op_spec.h"
 
 namespace ampstudio {
@@ -92,7 +92,7 @@ AmpLists masterWeightLists(const Graph& graph, DType target) {
         if (node.isVariable() || isCastOp(node.op)) {
             continue;
         }
-        const std::string op(OpRegistry::instance().canonicalName(node.op));
+        const std::string op(MxnetOpFacts::instance().canonicalName(node.op));
         (staysFloat32(op) ? fp32Ops : targetOps).insert(op);
     }
     lists.targetDtypeOps.assign(targetOps.begin(), targetOps.end());

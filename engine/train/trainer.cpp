@@ -11,7 +11,7 @@
 
 #include "exec/executor.h"
 #include "exec/param_init.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 #include "tensor/float_convert.h"
 #include "train/batch_iterator.h"
 #include "train/training_heads.h"
@@ -115,7 +115,7 @@ Trainer::Trainer(const Graph& model, const NDArrayList* params, const Dataset& t
     m_executor = std::make_unique<Executor>(m_prepared.graph, backend, bind);
     for (NodeEntry head : m_executor->graph().heads) {
         const Node& node = m_executor->graph().nodes[head.node];
-        if (!node.isVariable() && OpRegistry::instance().canonicalName(node.op) == m_lossOp) {
+        if (!node.isVariable() && MxnetOpFacts::instance().canonicalName(node.op) == m_lossOp) {
             m_lossHead = head;
             break;
         }

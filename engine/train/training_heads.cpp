@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 #include "ops/op_spec.h"
 #include "ops/variable_roles.h"
 
@@ -15,7 +15,7 @@ TrainingHeads findTrainingHeads(const Graph& graph) {
         const Node& node = graph.nodes[head.node];
         const OpSpec* spec = node.isVariable() ? nullptr : opSpecs().find(node.op);
         if (spec != nullptr && spec->kind == OpKind::Loss) {
-            found.lossOp = std::string(OpRegistry::instance().canonicalName(node.op));
+            found.lossOp = std::string(MxnetOpFacts::instance().canonicalName(node.op));
             if (node.inputs.size() >= 2 && graph.nodes[node.inputs[1].node].isVariable()) {
                 found.labelName = graph.nodes[node.inputs[1].node].name;
             }

@@ -16,7 +16,7 @@
 #include "bench_stats.h"
 #include "formats/symbol_json.h"
 #include "synthetic_graph.h"
-#include "tensor/heap_policy.h"
+#include "platform/process_heap_policy.h"
 
 using namespace ampstudio;
 using namespace ampstudio::bench;

@@ -27,7 +27,7 @@
 #include "bench_stats.h"
 #include "graph_drawing.h"
 #include "graph_view.h"
-#include "tensor/heap_policy.h"
+#include "platform/process_heap_policy.h"
 
 using namespace ampstudio::bench;
 

@@ -22,7 +22,7 @@
 #include "layout/graph_layout.h"
 #include "layout/layout_input_from_graph.h"
 #include "synthetic_graph.h"
-#include "tensor/heap_policy.h"
+#include "platform/process_heap_policy.h"
 
 using namespace ampstudio;
 using namespace ampstudio::bench;

@@ -18,7 +18,7 @@
 #include "bench_stats.h"
 #include "exec/precision_search.h"
 #include "formats/symbol_json.h"
-#include "tensor/heap_policy.h"
+#include "platform/process_heap_policy.h"
 #include "tensor/seeded_random.h"
 
 using namespace ampstudio;

@@ -22,7 +22,7 @@
 #include "bench_stats.h"
 #include "blob_mlp.h"
 #include "formats/symbol_json.h"
-#include "tensor/heap_policy.h"
+#include "platform/process_heap_policy.h"
 #include "train/fashion_mnist.h"
 #include "training_chart.h"
 #include "training_monitor.h"

@@ -25,7 +25,7 @@
 #include "graph_view.h"
 #include "main_window.h"
 #include "synthetic_graph.h"
-#include "tensor/heap_policy.h"
+#include "platform/process_heap_policy.h"
 
 using namespace ampstudio;
 using namespace ampstudio::bench;

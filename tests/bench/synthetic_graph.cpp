@@ -3,7 +3,7 @@
 #include <random>
 #include <string>
 
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio::bench {
 namespace {
@@ -24,7 +24,7 @@ public:
         n.name = std::string(op) + std::to_string(m_graph.nodes.size());
         n.inputs = std::move(inputs);
         n.attrs = std::move(attrs);
-        n.numOutputs = OpRegistry::instance().numOutputs(n);
+        n.numOutputs = MxnetOpFacts::instance().numOutputs(n);
         return push(std::move(n));
     }
 

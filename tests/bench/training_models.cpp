@@ -1,6 +1,6 @@
 #include "training_models.h"
 
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 #include "tensor/seeded_random.h"
 
 namespace ampstudio::bench {
@@ -20,7 +20,7 @@ public:
         n.name = name;
         n.inputs = std::move(in);
         n.attrs = std::move(attrs);
-        n.numOutputs = OpRegistry::instance().numOutputs(n);
+        n.numOutputs = MxnetOpFacts::instance().numOutputs(n);
         return add(std::move(n));
     }
     NodeEntry fc(const std::string& name, NodeEntry x, int hidden) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "graph/graph.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio::test {
 
@@ -27,7 +27,7 @@ public:
         n.name = name;
         n.inputs = std::move(inputs);
         n.attrs = std::move(attrs);
-        n.numOutputs = OpRegistry::instance().numOutputs(n);
+        n.numOutputs = MxnetOpFacts::instance().numOutputs(n);
         return append(std::move(n));
     }
 

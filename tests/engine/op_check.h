@@ -21,7 +21,7 @@
 
 #include "backend/backend.h"
 #include "exec/executor.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 #include "tensor/float_convert.h"
 #include "tensor/seeded_random.h"
 
@@ -64,7 +64,7 @@ inline Graph singleOpGraph(const OpCase& c) {
         g.nodes.push_back(std::move(v));
         op.inputs.push_back({static_cast<NodeId>(i), 0, 0});
     }
-    op.numOutputs = OpRegistry::instance().numOutputs(op);
+    op.numOutputs = MxnetOpFacts::instance().numOutputs(op);
     const auto id = static_cast<NodeId>(g.nodes.size());
     g.nodes.push_back(std::move(op));
     for (uint32_t i = 0; i < g.nodes.back().numOutputs; ++i) {

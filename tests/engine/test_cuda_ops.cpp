@@ -23,7 +23,7 @@
 
 #include "backend/backend.h"
 #include "op_check.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 #if AMPSTUDIO_HAVE_CUDA
 #include "backend/cuda/cuda_kernel.h"
@@ -817,7 +817,7 @@ QString compareOnBothBackends(const GpuCase& g, DType dtype, Backend& device) {
             return error;
     }
     const Node& node = cpu.executor().graph().nodes.back();
-    for (uint32_t i : OpRegistry::instance().mutableInputs(node)) {
+    for (uint32_t i : MxnetOpFacts::instance().mutableInputs(node)) {
         const std::string name = "in" + std::to_string(i);
         const QString error =
             compareValues(QString("input %1 after forward (mutated)").arg(i),
@@ -900,7 +900,7 @@ private slots:
         auto cpu = makeCpuBackend();
         QStringList missing;
         int checked = 0;
-        for (const std::string& op : OpRegistry::instance().opNames()) {
+        for (const std::string& op : MxnetOpFacts::instance().opNames()) {
             if (!cpu->hasKernel(op))
                 continue;
             ++checked;
@@ -915,7 +915,7 @@ private slots:
             QVERIFY2(!cpu->hasKernel(alias) || cudaKernels().find(alias) != nullptr, alias);
         }
         SKIP_WITHOUT_CUDA_DEVICE();
-        for (const std::string& op : OpRegistry::instance().opNames()) {
+        for (const std::string& op : MxnetOpFacts::instance().opNames()) {
             if (cpu->hasKernel(op))
                 QVERIFY2(deviceBackend().hasKernel(op), op.c_str());
         }
@@ -932,10 +932,10 @@ private slots:
                                   &activationCases(), &unaryMathCases(), &binaryCases(), &reduceCases(),
                                   &dropoutCases(), &shapeCases(), &lossCases(), &castCases()}) {
             for (const GpuCase& g : *cases)
-                covered.insert(std::string(OpRegistry::instance().canonicalName(g.op.op)));
+                covered.insert(std::string(MxnetOpFacts::instance().canonicalName(g.op.op)));
         }
         QStringList missing;
-        for (const std::string& op : OpRegistry::instance().opNames()) {
+        for (const std::string& op : MxnetOpFacts::instance().opNames()) {
             if (cpu->hasKernel(op) && !covered.contains(op))
                 missing << QString::fromStdString(op);
         }

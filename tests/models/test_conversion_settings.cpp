@@ -9,7 +9,7 @@
 #include <functional>
 
 #include "conversion_settings.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 using namespace ampstudio;
 
@@ -52,7 +52,7 @@ int count(const std::vector<std::string>& list, const std::string& op) {
 // An op that is in none of the float16 lists, conditional rows included.
 QString opInNoList() {
     const AmpLists lists = AmpLists::defaults(DType::F16);
-    for (const std::string& op : OpRegistry::instance().opNames()) {
+    for (const std::string& op : MxnetOpFacts::instance().opNames()) {
         if (!count(lists.targetDtypeOps, op) && !count(lists.fp32Ops, op) &&
             !count(lists.widestDtypeOps, op) && !count(lists.neutralOps, op) && op != "Activation" &&
             op != "LeakyReLU") {

@@ -1,6 +1,6 @@
 #include "backend/cpu/cpu_kernel.h"
 
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
 
@@ -12,7 +12,7 @@ const CpuKernelFactory* CpuKernelTable::find(std::string_view op) const {
     if (auto it = m_factories.find(std::string(op)); it != m_factories.end()) {
         return &it->second;
     }
-    if (auto it = m_factories.find(std::string(OpRegistry::instance().canonicalName(op))); it != m_factories.end()) {
+    if (auto it = m_factories.find(std::string(MxnetOpFacts::instance().canonicalName(op))); it != m_factories.end()) {
         return &it->second;
     }
     return nullptr;

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 #include "tensor/float_convert.h"
 
 namespace ampstudio {
@@ -66,7 +66,7 @@ CpuOpAdapter::CpuOpAdapter(std::unique_ptr<CpuKernel> kernel, const KernelSetup&
     const std::size_t nIn = setup.inShapes.size();
     const std::size_t nOut = setup.outShapes.size();
     m_mutableInput.assign(nIn, false);
-    for (uint32_t i : OpRegistry::instance().mutableInputs(setup.node)) {
+    for (uint32_t i : MxnetOpFacts::instance().mutableInputs(setup.node)) {
         if (i < nIn) {
             m_mutableInput[i] = true;
         }

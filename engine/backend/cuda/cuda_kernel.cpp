@@ -4,7 +4,7 @@
 #include <string>
 
 #include "ops/op_attrs.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
 
@@ -16,7 +16,7 @@ const CudaKernelFactory* CudaKernelTable::find(std::string_view op) const {
     if (auto it = m_factories.find(std::string(op)); it != m_factories.end()) {
         return &it->second;
     }
-    if (auto it = m_factories.find(std::string(OpRegistry::instance().canonicalName(op))); it != m_factories.end()) {
+    if (auto it = m_factories.find(std::string(MxnetOpFacts::instance().canonicalName(op))); it != m_factories.end()) {
         return &it->second;
     }
     return nullptr;

@@ -1,4 +1,4 @@
-#include "tensor/heap_policy.h"
+#include "platform/process_heap_policy.h"
 
 #include <cstdlib>  // defines __GLIBC__ when the C library is glibc
 

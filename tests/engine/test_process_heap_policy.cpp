@@ -1,4 +1,4 @@
-// The heap policy (tensor/heap_policy.h) keeps freed large blocks for reuse: a block freed and
+// The heap policy (platform/process_heap_policy.h) keeps freed large blocks for reuse: a block freed and
 // allocated again must not be faulted in from the kernel a second time.
 #include <sys/resource.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <memory>
 
-#include "tensor/heap_policy.h"
+#include "platform/process_heap_policy.h"
 
 using namespace ampstudio;
 
@@ -53,4 +53,4 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TestHeapPolicy)
-#include "test_heap_policy.moc"
+#include "test_process_heap_policy.moc"

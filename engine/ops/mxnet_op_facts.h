@@ -4,6 +4,8 @@
 // AMP cast names), which inputs are mutable (FMutateInputs), the input names (FListInputNames, used
 // by the legacy JSON upgrade) and dtype inference (FInferType, used by the typed AMP pass).
 // The output facts come from resources/mxnet/mxnet-1.9.1-op-outputs.json, compiled in.
+// These are MXNet's facts about its operators, for reading files and for the AMP pass; what the
+// executor needs to run an op (shapes, gradients, kernels) is ops/op_spec.h's OpSpecTable.
 
 #include <optional>
 #include <string>
@@ -25,10 +27,10 @@ enum class TypeInference : uint8_t {  // declared in ops/dtype_rules.h too
     Conflict,    // the known slots contradict the op's rule: MXNet's InferType would throw
 };
 
-class OpRegistry {
+class MxnetOpFacts {
 public:
     // The registry of MXNet 1.9.1 (MKLDNN build, as the release builds).
-    static const OpRegistry& instance();
+    static const MxnetOpFacts& instance();
 
     // True for canonical op names and their aliases.
     bool isKnown(std::string_view op) const;
@@ -70,7 +72,7 @@ public:
     bool hasTypeInference(const Node& node) const;
 
 private:
-    OpRegistry();
+    MxnetOpFacts();
     struct Data;
     const Data* m_data;
 };

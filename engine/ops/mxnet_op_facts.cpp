@@ -1,4 +1,4 @@
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 #include "ops/dtype_rules.h"
 
@@ -150,7 +150,7 @@ bool isBatchNormFamily(std::string_view op) {
 
 }  // namespace
 
-struct OpRegistry::Data {
+struct MxnetOpFacts::Data {
     StringMap<OpFacts> ops;
     StringMap<std::string> aliases;
     std::vector<std::string> names;
@@ -168,7 +168,7 @@ struct OpRegistry::Data {
     }
 };
 
-OpRegistry::OpRegistry() {
+MxnetOpFacts::MxnetOpFacts() {
     auto* data = new Data;  // lives for the program, like MXNet's own registry
     const auto doc = nlohmann::json::parse(embedded::mxnetOpOutputsJson());
     for (const auto& [name, j] : doc.at("ops").items()) {
@@ -202,21 +202,21 @@ OpRegistry::OpRegistry() {
     m_data = data;
 }
 
-const OpRegistry& OpRegistry::instance() {
-    static const OpRegistry registry;
+const MxnetOpFacts& MxnetOpFacts::instance() {
+    static const MxnetOpFacts registry;
     return registry;
 }
 
-bool OpRegistry::isKnown(std::string_view op) const { return m_data->find(op) != nullptr; }
+bool MxnetOpFacts::isKnown(std::string_view op) const { return m_data->find(op) != nullptr; }
 
-std::string_view OpRegistry::canonicalName(std::string_view op) const {
+std::string_view MxnetOpFacts::canonicalName(std::string_view op) const {
     if (auto a = m_data->aliases.find(op); a != m_data->aliases.end()) {
         return a->second;
     }
     return op;
 }
 
-const std::vector<std::string>& OpRegistry::opNames() const { return m_data->names; }
+const std::vector<std::string>& MxnetOpFacts::opNames() const { return m_data->names; }
 
 namespace {
 
@@ -281,7 +281,7 @@ std::optional<uint32_t> countFromRule(const OpFacts& facts, const Node& node) {
 
 }  // namespace
 
-uint32_t OpRegistry::numOutputs(const Node& node) const {
+uint32_t MxnetOpFacts::numOutputs(const Node& node) const {
     if (node.isVariable()) {
         return 1;
     }
@@ -301,7 +301,7 @@ uint32_t OpRegistry::numOutputs(const Node& node) const {
     return facts->numOutputs;
 }
 
-std::optional<std::string> OpRegistry::outputName(const Node& node, uint32_t index) const {
+std::optional<std::string> MxnetOpFacts::outputName(const Node& node, uint32_t index) const {
     if (node.isVariable()) {
         return std::nullopt;
     }
@@ -327,7 +327,7 @@ std::optional<std::string> OpRegistry::outputName(const Node& node, uint32_t ind
     return (**names)[index];
 }
 
-std::vector<uint32_t> OpRegistry::mutableInputs(const Node& node) const {
+std::vector<uint32_t> MxnetOpFacts::mutableInputs(const Node& node) const {
     if (node.isVariable()) {
         return {};
     }
@@ -335,7 +335,7 @@ std::vector<uint32_t> OpRegistry::mutableInputs(const Node& node) const {
     return facts == nullptr ? std::vector<uint32_t>{} : facts->mutableInputs;
 }
 
-std::optional<std::vector<std::string>> OpRegistry::inputNames(const Node& node) const {
+std::optional<std::vector<std::string>> MxnetOpFacts::inputNames(const Node& node) const {
     if (node.isVariable()) {
         return std::nullopt;
     }
@@ -411,7 +411,7 @@ std::optional<std::vector<std::string>> OpRegistry::inputNames(const Node& node)
     return std::nullopt;
 }
 
-TypeInference OpRegistry::typeInference(const Node& node, std::vector<DType>& in, std::vector<DType>& out,
+TypeInference MxnetOpFacts::typeInference(const Node& node, std::vector<DType>& in, std::vector<DType>& out,
                                         bool untypedInputThrows) const {
     using enum TypeInference;
     if (node.isVariable()) {
@@ -575,7 +575,7 @@ TypeInference OpRegistry::typeInference(const Node& node, std::vector<DType>& in
     return Complete;
 }
 
-bool OpRegistry::hasTypeInference(const Node& node) const {
+bool MxnetOpFacts::hasTypeInference(const Node& node) const {
     if (node.isVariable()) {
         return false;
     }
@@ -583,7 +583,7 @@ bool OpRegistry::hasTypeInference(const Node& node) const {
     return rule == nullptr || rule->hasFInferType;
 }
 
-bool OpRegistry::inferType(const Node& node, std::vector<DType>& in, std::vector<DType>& out) const {
+bool MxnetOpFacts::inferType(const Node& node, std::vector<DType>& in, std::vector<DType>& out) const {
     if (node.isVariable()) {
         return false;
     }

@@ -7,7 +7,7 @@
 #include <QJsonObject>
 
 #include "ops/graph_dtypes.h"
-#include "ops/op_registry.h"
+#include "ops/mxnet_op_facts.h"
 
 using namespace ampstudio;
 
@@ -21,7 +21,7 @@ Node op(const char* name, Attributes attrs = {}) {
 }
 }  // namespace
 
-class TestOpRegistry : public QObject {
+class TestMxnetOpFacts : public QObject {
     Q_OBJECT
 private slots:
     void numOutputs_data() {
@@ -59,11 +59,11 @@ private slots:
             const auto parts = kv.split('=');
             n.attrs[parts[0].toStdString()] = parts[1].toStdString();
         }
-        QCOMPARE(int(OpRegistry::instance().numOutputs(n)), expected);
+        QCOMPARE(int(MxnetOpFacts::instance().numOutputs(n)), expected);
     }
 
     void outputNames() {
-        const auto& r = OpRegistry::instance();
+        const auto& r = MxnetOpFacts::instance();
         QCOMPARE(r.outputName(op("Convolution"), 0).value(), std::string("output"));
         QCOMPARE(r.outputName(op("BatchNorm"), 2).value(), std::string("var"));
         QCOMPARE(r.outputName(op("SliceChannel", {{"num_outputs", "2"}}), 1).value(), std::string("output1"));
@@ -83,14 +83,14 @@ private slots:
     }
 
     void mutableInputs() {
-        const auto& r = OpRegistry::instance();
+        const auto& r = MxnetOpFacts::instance();
         QCOMPARE(r.mutableInputs(op("BatchNorm")), (std::vector<uint32_t>{3, 4}));
         QVERIFY(r.mutableInputs(op("FullyConnected")).empty());
         QVERIFY(r.mutableInputs(op("NoSuchOp")).empty());
     }
 
     void aliases() {
-        const auto& r = OpRegistry::instance();
+        const auto& r = MxnetOpFacts::instance();
         QCOMPARE(r.canonicalName("_add"), std::string_view("elemwise_add"));
         QCOMPARE(r.canonicalName("FullyConnected"), std::string_view("FullyConnected"));
         QVERIFY(r.isKnown("_Plus"));
@@ -100,7 +100,7 @@ private slots:
     }
 
     void inputNames() {
-        const auto& r = OpRegistry::instance();
+        const auto& r = MxnetOpFacts::instance();
         QCOMPARE(r.inputNames(op("FullyConnected")).value(), (std::vector<std::string>{"data", "weight", "bias"}));
         QCOMPARE(r.inputNames(op("FullyConnected", {{"no_bias", "True"}})).value(),
                  (std::vector<std::string>{"data", "weight"}));
@@ -114,7 +114,7 @@ private slots:
     }
 
     void inferType() {
-        const auto& r = OpRegistry::instance();
+        const auto& r = MxnetOpFacts::instance();
         {  // FullyConnected: ElemwiseType
             std::vector<DType> in{DType::F16, DType::Unknown, DType::Unknown}, out{DType::Unknown};
             QVERIFY(r.inferType(op("FullyConnected"), in, out));
@@ -166,7 +166,7 @@ private slots:
         QFile file(AMS_SOURCE_DIR "/resources/mxnet/mxnet-1.9.1-op-dtypes.json");
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QJsonObject ops = QJsonDocument::fromJson(file.readAll()).object()["ops"].toObject();
-        const auto& r = OpRegistry::instance();
+        const auto& r = MxnetOpFacts::instance();
         int compared = 0;
         QStringList mismatches;
         // Each op's main record and its variants (attributes that change its outputs: topk's
@@ -274,7 +274,7 @@ private slots:
         if (op == "Convolution") {
             n.attrs = {{"kernel", "(1,1)"}, {"num_filter", "2"}};
         }
-        n.numOutputs = OpRegistry::instance().numOutputs(n);
+        n.numOutputs = MxnetOpFacts::instance().numOutputs(n);
         g.nodes.push_back(n);
         g.heads = {{NodeId(g.nodes.size() - 1), 0, 0}};
         std::map<std::string, DType> known{{"a", DType::F16}, {"b", *dtypeFromName(second.toStdString())}};
@@ -287,7 +287,7 @@ private slots:
     void whereLeavesAMismatchUntyped() {
         Node n = op("where");
         n.inputs = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}};
-        const OpRegistry& r = OpRegistry::instance();
+        const MxnetOpFacts& r = MxnetOpFacts::instance();
         std::vector<DType> in{DType::F32, DType::F32, DType::F16}, out{DType::Unknown};
         QCOMPARE(r.typeInference(n, in, out), TypeInference::Incomplete);
         QCOMPARE(out[0], DType::Unknown);
@@ -323,8 +323,8 @@ private slots:
         for (int i = 0; i < inputs; ++i) {
             n.inputs.push_back({NodeId(i), 0, 0});
         }
-        n.numOutputs = OpRegistry::instance().numOutputs(n);
-        const OpRegistry& r = OpRegistry::instance();
+        n.numOutputs = MxnetOpFacts::instance().numOutputs(n);
+        const MxnetOpFacts& r = MxnetOpFacts::instance();
         auto call = [&](bool untypedInputThrows) {
             std::vector<DType> in(std::size_t(inputs), DType::Unknown);
             std::vector<DType> out(n.numOutputs, DType::Unknown);
@@ -338,5 +338,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestOpRegistry)
-#include "test_op_registry.moc"
+QTEST_GUILESS_MAIN(TestMxnetOpFacts)
+#include "test_mxnet_op_facts.moc"
