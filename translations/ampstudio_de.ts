@@ -57,6 +57,77 @@
     </message>
 </context>
 <context>
+    <name>ConversionChoicesPanel</name>
+    <message>
+        <source>The precision target-dtype ops run in. With unedited lists, switching also switches to MXNet&apos;s default lists for that dtype.</source>
+        <translation>Die Genauigkeit, in der Ziel-dtype-Ops laufen. Bei unbearbeiteten Listen wechselt ein Umschalten auch zu den Standardlisten von MXNet für diesen dtype.</translation>
+    </message>
+    <message>
+        <source>MXNet 1.9.1: knows dtypes and inserts fewer casts</source>
+        <translation>MXNet 1.9.1: kennt dtypes und fügt weniger Casts ein</translation>
+    </message>
+    <message>
+        <source>The original AMP proposal (MXNet 1.6 and earlier)</source>
+        <translation>Der ursprüngliche AMP-Vorschlag (MXNet 1.6 und früher)</translation>
+    </message>
+    <message>
+        <source>Conversion algorithm: typed (MXNet 1.9.1) or classic (MXNet ≤ 1.6)</source>
+        <translation>Konvertierungsalgorithmus: typisiert (MXNet 1.9.1) oder klassisch (MXNet ≤ 1.6)</translation>
+    </message>
+    <message>
+        <source>Cast optional params</source>
+        <translation>Optionale Parameter casten</translation>
+    </message>
+    <message>
+        <source>Typed mode: store parameters that only target-dtype ops read in the target dtype (half the bytes) instead of casting them at run time</source>
+        <translation>Typisierter Modus: Parameter, die nur Ziel-dtype-Ops lesen, im Ziel-dtype speichern (halb so viele Bytes), statt sie zur Laufzeit umzuwandeln</translation>
+    </message>
+    <message>
+        <source>Edited lists</source>
+        <translation>Bearbeitete Listen</translation>
+    </message>
+    <message>
+        <source>Replace all lists by a preset: MXNet&apos;s defaults or a file you imported</source>
+        <translation>Alle Listen durch eine Voreinstellung ersetzen: die Standardlisten von MXNet oder eine importierte Datei</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>Importieren…</translation>
+    </message>
+    <message>
+        <source>Load the lists from a JSON file (MXNet AMP list schema)</source>
+        <translation>Die Listen aus einer JSON-Datei laden (Schema der AMP-Listen von MXNet)</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>Exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the lists as a JSON file (MXNet AMP list schema)</source>
+        <translation>Die Listen als JSON-Datei speichern (Schema der AMP-Listen von MXNet)</translation>
+    </message>
+    <message>
+        <source>Target:</source>
+        <translation>Ziel:</translation>
+    </message>
+    <message>
+        <source>Mode:</source>
+        <translation>Modus:</translation>
+    </message>
+    <message>
+        <source>Preset:</source>
+        <translation>Voreinstellung:</translation>
+    </message>
+    <message>
+        <source>MXNet 1.9.1 float16</source>
+        <translation>MXNet 1.9.1 float16</translation>
+    </message>
+    <message>
+        <source>MXNet 1.9.1 bfloat16</source>
+        <translation>MXNet 1.9.1 bfloat16</translation>
+    </message>
+</context>
+<context>
     <name>ConversionSettings</name>
     <message>
         <source>BF16 ops</source>
@@ -919,95 +990,7 @@ Doppelklicken, um ihn anzuzeigen</translation>
     </message>
 </context>
 <context>
-    <name>OpListEditor</name>
-    <message>
-        <source>The precision target-dtype ops run in. With unedited lists, switching also switches to MXNet&apos;s default lists for that dtype.</source>
-        <translation>Die Genauigkeit, in der Ziel-dtype-Ops laufen. Bei unbearbeiteten Listen wechselt ein Umschalten auch zu den Standardlisten von MXNet für diesen dtype.</translation>
-    </message>
-    <message>
-        <source>MXNet 1.9.1: knows dtypes and inserts fewer casts</source>
-        <translation>MXNet 1.9.1: kennt dtypes und fügt weniger Casts ein</translation>
-    </message>
-    <message>
-        <source>The original AMP proposal (MXNet 1.6 and earlier)</source>
-        <translation>Der ursprüngliche AMP-Vorschlag (MXNet 1.6 und früher)</translation>
-    </message>
-    <message>
-        <source>Conversion algorithm: typed (MXNet 1.9.1) or classic (MXNet ≤ 1.6)</source>
-        <translation>Konvertierungsalgorithmus: typisiert (MXNet 1.9.1) oder klassisch (MXNet ≤ 1.6)</translation>
-    </message>
-    <message>
-        <source>Cast optional params</source>
-        <translation>Optionale Parameter casten</translation>
-    </message>
-    <message>
-        <source>Typed mode: store parameters that only target-dtype ops read in the target dtype (half the bytes) instead of casting them at run time</source>
-        <translation>Typisierter Modus: Parameter, die nur Ziel-dtype-Ops lesen, im Ziel-dtype speichern (halb so viele Bytes), statt sie zur Laufzeit umzuwandeln</translation>
-    </message>
-    <message>
-        <source>Edited lists</source>
-        <translation>Bearbeitete Listen</translation>
-    </message>
-    <message>
-        <source>Replace all lists by a preset: MXNet&apos;s defaults or a file you imported</source>
-        <translation>Alle Listen durch eine Voreinstellung ersetzen: die Standardlisten von MXNet oder eine importierte Datei</translation>
-    </message>
-    <message>
-        <source>Import…</source>
-        <translation>Importieren…</translation>
-    </message>
-    <message>
-        <source>Load the lists from a JSON file (MXNet AMP list schema)</source>
-        <translation>Die Listen aus einer JSON-Datei laden (Schema der AMP-Listen von MXNet)</translation>
-    </message>
-    <message>
-        <source>Export…</source>
-        <translation>Exportieren…</translation>
-    </message>
-    <message>
-        <source>Save the lists as a JSON file (MXNet AMP list schema)</source>
-        <translation>Die Listen als JSON-Datei speichern (Schema der AMP-Listen von MXNet)</translation>
-    </message>
-    <message>
-        <source>Target:</source>
-        <translation>Ziel:</translation>
-    </message>
-    <message>
-        <source>Mode:</source>
-        <translation>Modus:</translation>
-    </message>
-    <message>
-        <source>Preset:</source>
-        <translation>Voreinstellung:</translation>
-    </message>
-    <message>
-        <source>Filter…</source>
-        <translation>Filtern…</translation>
-    </message>
-    <message>
-        <source>Show only the entries that contain this text, in every list</source>
-        <translation>In allen Listen nur die Einträge anzeigen, die diesen Text enthalten</translation>
-    </message>
-    <message>
-        <source>fp32_ops: these ops run in float32; their inputs are cast to float32</source>
-        <translation>fp32_ops: Diese Ops laufen in float32; ihre Eingänge werden in float32 umgewandelt</translation>
-    </message>
-    <message>
-        <source>widest_dtype_ops: inputs are cast to the widest of their types (amp_multicast)</source>
-        <translation>widest_dtype_ops: Die Eingänge werden in den breitesten ihrer Typen umgewandelt (amp_multicast)</translation>
-    </message>
-    <message>
-        <source>neutral_ops: run in the type of their inputs; typed mode propagates dtypes through them</source>
-        <translation>neutral_ops: laufen im Typ ihrer Eingänge; der typisierte Modus reicht dtypes durch sie hindurch weiter</translation>
-    </message>
-    <message>
-        <source>conditional_fp32_ops: a node of the op runs in float32 when its attribute param is set to one of the values. Double-click a cell to edit it.</source>
-        <translation>conditional_fp32_ops: Ein Knoten des Ops läuft in float32, wenn sein Attribut param auf einen der Werte gesetzt ist. Doppelklicken Sie auf eine Zelle, um sie zu bearbeiten.</translation>
-    </message>
-    <message>
-        <source>Nodes (by name) forced out of the lists: typed mode runs them in float32, classic mode copies them unchanged</source>
-        <translation>Per Name aus den Listen herausgenommene Knoten: Der typisierte Modus führt sie in float32 aus, der klassische Modus übernimmt sie unverändert</translation>
-    </message>
+    <name>OpListEditBar</name>
     <message>
         <source>Add</source>
         <translation>Hinzufügen</translation>
@@ -1027,46 +1010,6 @@ Doppelklicken, um ihn anzuzeigen</translation>
     <message>
         <source>Move the selected ops to another list</source>
         <translation>Die ausgewählten Ops in eine andere Liste verschieben</translation>
-    </message>
-    <message>
-        <source>target_dtype_ops: these ops run in %1; their inputs are cast to %1</source>
-        <translation>target_dtype_ops: Diese Ops laufen in %1; ihre Eingänge werden in %1 umgewandelt</translation>
-    </message>
-    <message>
-        <source>%1 (%2 of %3)</source>
-        <translation>%1 (%2 von %3)</translation>
-    </message>
-    <message>
-        <source>%1 (%2)</source>
-        <translation>%1 (%2)</translation>
-    </message>
-    <message>
-        <source>FP32 ops</source>
-        <translation>FP32-Ops</translation>
-    </message>
-    <message>
-        <source>Widest-type ops</source>
-        <translation>Ops mit breitestem Typ</translation>
-    </message>
-    <message>
-        <source>Neutral ops</source>
-        <translation>Neutrale Ops</translation>
-    </message>
-    <message>
-        <source>Conditional FP32 ops</source>
-        <translation>Bedingte FP32-Ops</translation>
-    </message>
-    <message>
-        <source>Excluded nodes</source>
-        <translation>Ausgeschlossene Knoten</translation>
-    </message>
-    <message>
-        <source>MXNet 1.9.1 float16</source>
-        <translation>MXNet 1.9.1 float16</translation>
-    </message>
-    <message>
-        <source>MXNet 1.9.1 bfloat16</source>
-        <translation>MXNet 1.9.1 bfloat16</translation>
     </message>
     <message>
         <source>Add an op to %1…</source>
@@ -1099,6 +1042,21 @@ Doppelklicken, um ihn anzuzeigen</translation>
     <message>
         <source>Stop excluding the selected nodes (Del)</source>
         <translation>Die ausgewählten Knoten nicht mehr ausschließen (Entf)</translation>
+    </message>
+</context>
+<context>
+    <name>OpListEditor</name>
+    <message>
+        <source>Filter…</source>
+        <translation>Filtern…</translation>
+    </message>
+    <message>
+        <source>Show only the entries that contain this text, in every list</source>
+        <translation>In allen Listen nur die Einträge anzeigen, die diesen Text enthalten</translation>
+    </message>
+    <message>
+        <source>Move to</source>
+        <translation>Verschieben nach</translation>
     </message>
     <message>
         <source>“%1” is not an MXNet 1.9.1 operator.</source>
@@ -1243,6 +1201,68 @@ Doppelklicken, um ihn anzuzeigen</translation>
     <message>
         <source>%1 is an alias of %2. Symbol files store canonical names, so this entry never matches a node.</source>
         <translation>%1 ist ein Alias von %2. Symboldateien speichern kanonische Namen, daher trifft dieser Eintrag nie auf einen Knoten zu.</translation>
+    </message>
+</context>
+<context>
+    <name>OpListPages</name>
+    <message>
+        <source>fp32_ops: these ops run in float32; their inputs are cast to float32</source>
+        <translation>fp32_ops: Diese Ops laufen in float32; ihre Eingänge werden in float32 umgewandelt</translation>
+    </message>
+    <message>
+        <source>widest_dtype_ops: inputs are cast to the widest of their types (amp_multicast)</source>
+        <translation>widest_dtype_ops: Die Eingänge werden in den breitesten ihrer Typen umgewandelt (amp_multicast)</translation>
+    </message>
+    <message>
+        <source>neutral_ops: run in the type of their inputs; typed mode propagates dtypes through them</source>
+        <translation>neutral_ops: laufen im Typ ihrer Eingänge; der typisierte Modus reicht dtypes durch sie hindurch weiter</translation>
+    </message>
+    <message>
+        <source>conditional_fp32_ops: a node of the op runs in float32 when its attribute param is set to one of the values. Double-click a cell to edit it.</source>
+        <translation>conditional_fp32_ops: Ein Knoten des Ops läuft in float32, wenn sein Attribut param auf einen der Werte gesetzt ist. Doppelklicken Sie auf eine Zelle, um sie zu bearbeiten.</translation>
+    </message>
+    <message>
+        <source>Nodes (by name) forced out of the lists: typed mode runs them in float32, classic mode copies them unchanged</source>
+        <translation>Per Name aus den Listen herausgenommene Knoten: Der typisierte Modus führt sie in float32 aus, der klassische Modus übernimmt sie unverändert</translation>
+    </message>
+    <message>
+        <source>target_dtype_ops: these ops run in %1; their inputs are cast to %1</source>
+        <translation>target_dtype_ops: Diese Ops laufen in %1; ihre Eingänge werden in %1 umgewandelt</translation>
+    </message>
+    <message>
+        <source>%1 (%2 of %3)</source>
+        <translation>%1 (%2 von %3)</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>FP32 ops</source>
+        <translation>FP32-Ops</translation>
+    </message>
+    <message>
+        <source>Widest-type ops</source>
+        <translation>Ops mit breitestem Typ</translation>
+    </message>
+    <message>
+        <source>Neutral ops</source>
+        <translation>Neutrale Ops</translation>
+    </message>
+    <message>
+        <source>Conditional FP32 ops</source>
+        <translation>Bedingte FP32-Ops</translation>
+    </message>
+    <message>
+        <source>Excluded nodes</source>
+        <translation>Ausgeschlossene Knoten</translation>
+    </message>
+</context>
+<context>
+    <name>OpListView</name>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
     </message>
 </context>
 <context>
