@@ -11,8 +11,7 @@
 #include <vector>
 
 #include "amp/amp_lists.h"
-
-class ConversionSettings;
+#include "conversion_settings.h"  // complete: QPointer<ConversionSettings> converts to a pointer inline
 
 class ConditionalFp32Model : public QAbstractTableModel {
     Q_OBJECT

@@ -57,6 +57,77 @@
     </message>
 </context>
 <context>
+    <name>ConversionChoicesPanel</name>
+    <message>
+        <source>The precision target-dtype ops run in. With unedited lists, switching also switches to MXNet&apos;s default lists for that dtype.</source>
+        <translation>Die Genauigkeit, in der Ziel-dtype-Ops laufen. Bei unbearbeiteten Listen wechselt ein Umschalten auch zu den Standardlisten von MXNet für diesen dtype.</translation>
+    </message>
+    <message>
+        <source>MXNet 1.9.1: knows dtypes and inserts fewer casts</source>
+        <translation>MXNet 1.9.1: kennt dtypes und fügt weniger Casts ein</translation>
+    </message>
+    <message>
+        <source>The original AMP proposal (MXNet 1.6 and earlier)</source>
+        <translation>Der ursprüngliche AMP-Vorschlag (MXNet 1.6 und früher)</translation>
+    </message>
+    <message>
+        <source>Conversion algorithm: typed (MXNet 1.9.1) or classic (MXNet ≤ 1.6)</source>
+        <translation>Konvertierungsalgorithmus: typisiert (MXNet 1.9.1) oder klassisch (MXNet ≤ 1.6)</translation>
+    </message>
+    <message>
+        <source>Cast optional params</source>
+        <translation>Optionale Parameter casten</translation>
+    </message>
+    <message>
+        <source>Typed mode: store parameters that only target-dtype ops read in the target dtype (half the bytes) instead of casting them at run time</source>
+        <translation>Typisierter Modus: Parameter, die nur Ziel-dtype-Ops lesen, im Ziel-dtype speichern (halb so viele Bytes), statt sie zur Laufzeit umzuwandeln</translation>
+    </message>
+    <message>
+        <source>Edited lists</source>
+        <translation>Bearbeitete Listen</translation>
+    </message>
+    <message>
+        <source>Replace all lists by a preset: MXNet&apos;s defaults or a file you imported</source>
+        <translation>Alle Listen durch eine Voreinstellung ersetzen: die Standardlisten von MXNet oder eine importierte Datei</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>Importieren…</translation>
+    </message>
+    <message>
+        <source>Load the lists from a JSON file (MXNet AMP list schema)</source>
+        <translation>Die Listen aus einer JSON-Datei laden (Schema der AMP-Listen von MXNet)</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>Exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the lists as a JSON file (MXNet AMP list schema)</source>
+        <translation>Die Listen als JSON-Datei speichern (Schema der AMP-Listen von MXNet)</translation>
+    </message>
+    <message>
+        <source>Target:</source>
+        <translation>Ziel:</translation>
+    </message>
+    <message>
+        <source>Mode:</source>
+        <translation>Modus:</translation>
+    </message>
+    <message>
+        <source>Preset:</source>
+        <translation>Voreinstellung:</translation>
+    </message>
+    <message>
+        <source>MXNet 1.9.1 float16</source>
+        <translation>MXNet 1.9.1 float16</translation>
+    </message>
+    <message>
+        <source>MXNet 1.9.1 bfloat16</source>
+        <translation>MXNet 1.9.1 bfloat16</translation>
+    </message>
+</context>
+<context>
     <name>ConversionSettings</name>
     <message>
         <source>BF16 ops</source>
@@ -919,95 +990,7 @@ Doppelklicken, um ihn anzuzeigen</translation>
     </message>
 </context>
 <context>
-    <name>OpListEditor</name>
-    <message>
-        <source>The precision target-dtype ops run in. With unedited lists, switching also switches to MXNet&apos;s default lists for that dtype.</source>
-        <translation>Die Genauigkeit, in der Ziel-dtype-Ops laufen. Bei unbearbeiteten Listen wechselt ein Umschalten auch zu den Standardlisten von MXNet für diesen dtype.</translation>
-    </message>
-    <message>
-        <source>MXNet 1.9.1: knows dtypes and inserts fewer casts</source>
-        <translation>MXNet 1.9.1: kennt dtypes und fügt weniger Casts ein</translation>
-    </message>
-    <message>
-        <source>The original AMP proposal (MXNet 1.6 and earlier)</source>
-        <translation>Der ursprüngliche AMP-Vorschlag (MXNet 1.6 und früher)</translation>
-    </message>
-    <message>
-        <source>Conversion algorithm: typed (MXNet 1.9.1) or classic (MXNet ≤ 1.6)</source>
-        <translation>Konvertierungsalgorithmus: typisiert (MXNet 1.9.1) oder klassisch (MXNet ≤ 1.6)</translation>
-    </message>
-    <message>
-        <source>Cast optional params</source>
-        <translation>Optionale Parameter casten</translation>
-    </message>
-    <message>
-        <source>Typed mode: store parameters that only target-dtype ops read in the target dtype (half the bytes) instead of casting them at run time</source>
-        <translation>Typisierter Modus: Parameter, die nur Ziel-dtype-Ops lesen, im Ziel-dtype speichern (halb so viele Bytes), statt sie zur Laufzeit umzuwandeln</translation>
-    </message>
-    <message>
-        <source>Edited lists</source>
-        <translation>Bearbeitete Listen</translation>
-    </message>
-    <message>
-        <source>Replace all lists by a preset: MXNet&apos;s defaults or a file you imported</source>
-        <translation>Alle Listen durch eine Voreinstellung ersetzen: die Standardlisten von MXNet oder eine importierte Datei</translation>
-    </message>
-    <message>
-        <source>Import…</source>
-        <translation>Importieren…</translation>
-    </message>
-    <message>
-        <source>Load the lists from a JSON file (MXNet AMP list schema)</source>
-        <translation>Die Listen aus einer JSON-Datei laden (Schema der AMP-Listen von MXNet)</translation>
-    </message>
-    <message>
-        <source>Export…</source>
-        <translation>Exportieren…</translation>
-    </message>
-    <message>
-        <source>Save the lists as a JSON file (MXNet AMP list schema)</source>
-        <translation>Die Listen als JSON-Datei speichern (Schema der AMP-Listen von MXNet)</translation>
-    </message>
-    <message>
-        <source>Target:</source>
-        <translation>Ziel:</translation>
-    </message>
-    <message>
-        <source>Mode:</source>
-        <translation>Modus:</translation>
-    </message>
-    <message>
-        <source>Preset:</source>
-        <translation>Voreinstellung:</translation>
-    </message>
-    <message>
-        <source>Filter…</source>
-        <translation>Filtern…</translation>
-    </message>
-    <message>
-        <source>Show only the entries that contain this text, in every list</source>
-        <translation>In allen Listen nur die Einträge anzeigen, die diesen Text enthalten</translation>
-    </message>
-    <message>
-        <source>fp32_ops: these ops run in float32; their inputs are cast to float32</source>
-        <translation>fp32_ops: Diese Ops laufen in float32; ihre Eingänge werden in float32 umgewandelt</translation>
-    </message>
-    <message>
-        <source>widest_dtype_ops: inputs are cast to the widest of their types (amp_multicast)</source>
-        <translation>widest_dtype_ops: Die Eingänge werden in den breitesten ihrer Typen umgewandelt (amp_multicast)</translation>
-    </message>
-    <message>
-        <source>neutral_ops: run in the type of their inputs; typed mode propagates dtypes through them</source>
-        <translation>neutral_ops: laufen im Typ ihrer Eingänge; der typisierte Modus reicht dtypes durch sie hindurch weiter</translation>
-    </message>
-    <message>
-        <source>conditional_fp32_ops: a node of the op runs in float32 when its attribute param is set to one of the values. Double-click a cell to edit it.</source>
-        <translation>conditional_fp32_ops: Ein Knoten des Ops läuft in float32, wenn sein Attribut param auf einen der Werte gesetzt ist. Doppelklicken Sie auf eine Zelle, um sie zu bearbeiten.</translation>
-    </message>
-    <message>
-        <source>Nodes (by name) forced out of the lists: typed mode runs them in float32, classic mode copies them unchanged</source>
-        <translation>Per Name aus den Listen herausgenommene Knoten: Der typisierte Modus führt sie in float32 aus, der klassische Modus übernimmt sie unverändert</translation>
-    </message>
+    <name>OpListEditBar</name>
     <message>
         <source>Add</source>
         <translation>Hinzufügen</translation>
@@ -1027,46 +1010,6 @@ Doppelklicken, um ihn anzuzeigen</translation>
     <message>
         <source>Move the selected ops to another list</source>
         <translation>Die ausgewählten Ops in eine andere Liste verschieben</translation>
-    </message>
-    <message>
-        <source>target_dtype_ops: these ops run in %1; their inputs are cast to %1</source>
-        <translation>target_dtype_ops: Diese Ops laufen in %1; ihre Eingänge werden in %1 umgewandelt</translation>
-    </message>
-    <message>
-        <source>%1 (%2 of %3)</source>
-        <translation>%1 (%2 von %3)</translation>
-    </message>
-    <message>
-        <source>%1 (%2)</source>
-        <translation>%1 (%2)</translation>
-    </message>
-    <message>
-        <source>FP32 ops</source>
-        <translation>FP32-Ops</translation>
-    </message>
-    <message>
-        <source>Widest-type ops</source>
-        <translation>Ops mit breitestem Typ</translation>
-    </message>
-    <message>
-        <source>Neutral ops</source>
-        <translation>Neutrale Ops</translation>
-    </message>
-    <message>
-        <source>Conditional FP32 ops</source>
-        <translation>Bedingte FP32-Ops</translation>
-    </message>
-    <message>
-        <source>Excluded nodes</source>
-        <translation>Ausgeschlossene Knoten</translation>
-    </message>
-    <message>
-        <source>MXNet 1.9.1 float16</source>
-        <translation>MXNet 1.9.1 float16</translation>
-    </message>
-    <message>
-        <source>MXNet 1.9.1 bfloat16</source>
-        <translation>MXNet 1.9.1 bfloat16</translation>
     </message>
     <message>
         <source>Add an op to %1…</source>
@@ -1099,6 +1042,21 @@ Doppelklicken, um ihn anzuzeigen</translation>
     <message>
         <source>Stop excluding the selected nodes (Del)</source>
         <translation>Die ausgewählten Knoten nicht mehr ausschließen (Entf)</translation>
+    </message>
+</context>
+<context>
+    <name>OpListEditor</name>
+    <message>
+        <source>Filter…</source>
+        <translation>Filtern…</translation>
+    </message>
+    <message>
+        <source>Show only the entries that contain this text, in every list</source>
+        <translation>In allen Listen nur die Einträge anzeigen, die diesen Text enthalten</translation>
+    </message>
+    <message>
+        <source>Move to</source>
+        <translation>Verschieben nach</translation>
     </message>
     <message>
         <source>“%1” is not an MXNet 1.9.1 operator.</source>
@@ -1246,6 +1204,68 @@ Doppelklicken, um ihn anzuzeigen</translation>
     </message>
 </context>
 <context>
+    <name>OpListPages</name>
+    <message>
+        <source>fp32_ops: these ops run in float32; their inputs are cast to float32</source>
+        <translation>fp32_ops: Diese Ops laufen in float32; ihre Eingänge werden in float32 umgewandelt</translation>
+    </message>
+    <message>
+        <source>widest_dtype_ops: inputs are cast to the widest of their types (amp_multicast)</source>
+        <translation>widest_dtype_ops: Die Eingänge werden in den breitesten ihrer Typen umgewandelt (amp_multicast)</translation>
+    </message>
+    <message>
+        <source>neutral_ops: run in the type of their inputs; typed mode propagates dtypes through them</source>
+        <translation>neutral_ops: laufen im Typ ihrer Eingänge; der typisierte Modus reicht dtypes durch sie hindurch weiter</translation>
+    </message>
+    <message>
+        <source>conditional_fp32_ops: a node of the op runs in float32 when its attribute param is set to one of the values. Double-click a cell to edit it.</source>
+        <translation>conditional_fp32_ops: Ein Knoten des Ops läuft in float32, wenn sein Attribut param auf einen der Werte gesetzt ist. Doppelklicken Sie auf eine Zelle, um sie zu bearbeiten.</translation>
+    </message>
+    <message>
+        <source>Nodes (by name) forced out of the lists: typed mode runs them in float32, classic mode copies them unchanged</source>
+        <translation>Per Name aus den Listen herausgenommene Knoten: Der typisierte Modus führt sie in float32 aus, der klassische Modus übernimmt sie unverändert</translation>
+    </message>
+    <message>
+        <source>target_dtype_ops: these ops run in %1; their inputs are cast to %1</source>
+        <translation>target_dtype_ops: Diese Ops laufen in %1; ihre Eingänge werden in %1 umgewandelt</translation>
+    </message>
+    <message>
+        <source>%1 (%2 of %3)</source>
+        <translation>%1 (%2 von %3)</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>FP32 ops</source>
+        <translation>FP32-Ops</translation>
+    </message>
+    <message>
+        <source>Widest-type ops</source>
+        <translation>Ops mit breitestem Typ</translation>
+    </message>
+    <message>
+        <source>Neutral ops</source>
+        <translation>Neutrale Ops</translation>
+    </message>
+    <message>
+        <source>Conditional FP32 ops</source>
+        <translation>Bedingte FP32-Ops</translation>
+    </message>
+    <message>
+        <source>Excluded nodes</source>
+        <translation>Ausgeschlossene Knoten</translation>
+    </message>
+</context>
+<context>
+    <name>OpListView</name>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+</context>
+<context>
     <name>PreferencesDialog</name>
     <message>
         <source>Preferences</source>
@@ -1284,7 +1304,279 @@ Doppelklicken, um ihn anzuzeigen</translation>
     </message>
 </context>
 <context>
+    <name>TrainingChartsPanel</name>
+    <message>
+        <source>&amp;Log loss axis</source>
+        <translation>&amp;Logarithmische Loss-Achse</translation>
+    </message>
+    <message>
+        <source>&amp;Compare with previous run</source>
+        <translation>Mit vorherigem Lauf &amp;vergleichen</translation>
+    </message>
+    <message>
+        <source>Overlay the previous run&apos;s smoothed loss, accuracy and loss scale (grey)</source>
+        <translation>Geglätteten Loss, Genauigkeit und Loss-Skalierung des vorherigen Laufs einblenden (grau)</translation>
+    </message>
+    <message>
+        <source>&amp;Follow</source>
+        <translation>&amp;Folgen</translation>
+    </message>
+    <message>
+        <source>Show the whole run as it grows. Wheel zooms, drag pans, a double click follows again.</source>
+        <translation>Den ganzen Lauf zeigen, während er wächst. Das Mausrad zoomt, Ziehen verschiebt, ein Doppelklick folgt wieder.</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>&amp;Exportieren</translation>
+    </message>
+    <message>
+        <source>Loss Chart as PNG…</source>
+        <translation>Loss-Diagramm als PNG…</translation>
+    </message>
+    <message>
+        <source>Loss-Scale Chart as PNG…</source>
+        <translation>Diagramm der Loss-Skalierung als PNG…</translation>
+    </message>
+    <message>
+        <source>Metrics as CSV…</source>
+        <translation>Metriken als CSV…</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>Loss</translation>
+    </message>
+    <message>
+        <source>accuracy %</source>
+        <translation>Genauigkeit in&#xa0;%</translation>
+    </message>
+    <message>
+        <source>previous run</source>
+        <translation>vorheriger Lauf</translation>
+    </message>
+    <message>
+        <source>previous accuracy</source>
+        <translation>vorherige Genauigkeit</translation>
+    </message>
+    <message>
+        <source>loss per step</source>
+        <translation>Loss pro Schritt</translation>
+    </message>
+    <message>
+        <source>smoothed</source>
+        <translation>geglättet</translation>
+    </message>
+    <message>
+        <source>validation loss</source>
+        <translation>Validierungs-Loss</translation>
+    </message>
+    <message>
+        <source>validation accuracy</source>
+        <translation>Validierungsgenauigkeit</translation>
+    </message>
+    <message>
+        <source>loss scale</source>
+        <translation>Loss-Skalierung</translation>
+    </message>
+    <message>
+        <source>skipped step (overflow)</source>
+        <translation>übersprungener Schritt (Überlauf)</translation>
+    </message>
+    <message>
+        <source>not started</source>
+        <translation>nicht gestartet</translation>
+    </message>
+    <message>
+        <source>previous: %1</source>
+        <translation>vorher: %1</translation>
+    </message>
+    <message>
+        <source>loading the dataset…</source>
+        <translation>Datensatz wird geladen…</translation>
+    </message>
+    <message>
+        <source>step %1 of %2</source>
+        <translation>Schritt %1 von %2</translation>
+    </message>
+    <message>
+        <source> · epoch %1 of %2</source>
+        <translation> · Epoche %1 von %2</translation>
+    </message>
+    <message>
+        <source> · ETA %1</source>
+        <translation> · Restzeit %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 samples/s · loss scale %2 · %n skipped</source>
+        <translation>
+            <numerusform>%1 Samples/s · Loss-Skalierung %2 · %n übersprungen</numerusform>
+            <numerusform>%1 Samples/s · Loss-Skalierung %2 · %n übersprungen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · warning: the loss scale fell below 1</source>
+        <translation> · Warnung: Die Loss-Skalierung ist unter 1 gefallen</translation>
+    </message>
+    <message>
+        <source>Paused · </source>
+        <translation>Pausiert · </translation>
+    </message>
+    <message>
+        <source>step %1 (epoch %2)
+loss scale %3
+loss %4</source>
+        <translation>Schritt %1 (Epoche %2)
+Loss-Skalierung %3
+Loss %4</translation>
+    </message>
+    <message>
+        <source>
+skipped: the gradients overflowed</source>
+        <translation>
+übersprungen: Die Gradienten sind übergelaufen</translation>
+    </message>
+    <message>
+        <source>Export Chart</source>
+        <translation>Diagramm exportieren</translation>
+    </message>
+    <message>
+        <source>PNG images (*.png)</source>
+        <translation>PNG-Bilder (*.png)</translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation>%1 geschrieben</translation>
+    </message>
+</context>
+<context>
     <name>TrainingMonitor</name>
+    <message>
+        <source>&amp;Start</source>
+        <translation>&amp;Starten</translation>
+    </message>
+    <message>
+        <source>Train with these settings (Ctrl+T)</source>
+        <translation>Mit diesen Einstellungen trainieren (Strg+T)</translation>
+    </message>
+    <message>
+        <source>&amp;Pause</source>
+        <translation>&amp;Pause</translation>
+    </message>
+    <message>
+        <source>S&amp;top</source>
+        <translation>S&amp;toppen</translation>
+    </message>
+    <message>
+        <source>Save &amp;Weights…</source>
+        <translation>&amp;Gewichte speichern…</translation>
+    </message>
+    <message>
+        <source>Save the trained model as PREFIX-symbol.json and PREFIX-NNNN.params</source>
+        <translation>Das trainierte Modell als PRÄFIX-symbol.json und PRÄFIX-NNNN.params speichern</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>F&amp;ortsetzen</translation>
+    </message>
+    <message>
+        <source>Loading the dataset…</source>
+        <translation>Datensatz wird geladen…</translation>
+    </message>
+    <message>
+        <source>Training: %1</source>
+        <translation>Training: %1</translation>
+    </message>
+    <message>
+        <source>Training paused</source>
+        <translation>Training pausiert</translation>
+    </message>
+    <message numerus="yes">
+        <source>Training finished after %n steps.</source>
+        <translation>
+            <numerusform>Training nach %n Schritt abgeschlossen.</numerusform>
+            <numerusform>Training nach %n Schritten abgeschlossen.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Training stopped after %n steps.</source>
+        <translation>
+            <numerusform>Training nach %n Schritt gestoppt.</numerusform>
+            <numerusform>Training nach %n Schritten gestoppt.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Save the trained weights…</source>
+        <translation>Trainierte Gewichte speichern…</translation>
+    </message>
+    <message>
+        <source>Training failed: %1</source>
+        <translation>Training fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Training failed</source>
+        <translation>Training fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Saved %1-symbol.json and %2</source>
+        <translation>%1-symbol.json und %2 gespeichert</translation>
+    </message>
+    <message>
+        <source>Save Trained Weights</source>
+        <translation>Trainierte Gewichte speichern</translation>
+    </message>
+    <message>
+        <source>MXNet checkpoint (*-symbol.json)</source>
+        <translation>MXNet-Checkpoint (*-symbol.json)</translation>
+    </message>
+    <message>
+        <source>Export Metrics</source>
+        <translation>Metriken exportieren</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV-Dateien (*.csv)</translation>
+    </message>
+    <message>
+        <source>Wrote %1 and its -epochs.csv</source>
+        <translation>%1 und die zugehörige -epochs.csv geschrieben</translation>
+    </message>
+</context>
+<context>
+    <name>TrainingRun</name>
+    <message>
+        <source>There are no trained weights to save.</source>
+        <translation>Es gibt keine trainierten Gewichte zum Speichern.</translation>
+    </message>
+    <message>
+        <source>%1 is the model you opened; choose another name so that it is not overwritten.</source>
+        <translation>%1 ist das geöffnete Modell; wählen Sie einen anderen Namen, damit es nicht überschrieben wird.</translation>
+    </message>
+</context>
+<context>
+    <name>TrainingSettingsForm</name>
+    <message>
+        <source>FP32</source>
+        <translation>FP32</translation>
+    </message>
+    <message>
+        <source>AMP (float16)</source>
+        <translation>AMP (float16)</translation>
+    </message>
+    <message>
+        <source>FP16 master weights</source>
+        <translation>FP16 mit Master-Gewichten</translation>
+    </message>
+    <message>
+        <source>BF16 (AMP)</source>
+        <translation>BF16 (AMP)</translation>
+    </message>
+    <message>
+        <source>BF16 master weights</source>
+        <translation>BF16 mit Master-Gewichten</translation>
+    </message>
     <message>
         <source>Model</source>
         <translation>Modell</translation>
@@ -1322,32 +1614,39 @@ Doppelklicken, um ihn anzuzeigen</translation>
         <translation>Ausgangspunkt:</translation>
     </message>
     <message>
+        <source>Automatic</source>
+        <translation>Automatisch</translation>
+    </message>
+    <message>
+        <source>CPU %1</source>
+        <translation>CPU %1</translation>
+    </message>
+    <message>
+        <source>CUDA (not in this build)</source>
+        <translation>CUDA (in diesem Build nicht enthalten)</translation>
+    </message>
+    <message>
+        <source>CUDA (no device)</source>
+        <translation>CUDA (kein Gerät)</translation>
+    </message>
+    <message numerus="yes">
+        <source>CUDA (%n device(s))</source>
+        <translation>
+            <numerusform>CUDA (%n Gerät)</numerusform>
+            <numerusform>CUDA (%n Geräte)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Automatic trains on the GPU when one is present and the CUDA backend runs every op of the model, else on the CPU.</source>
+        <translation>Automatisch trainiert auf der GPU, wenn eine vorhanden ist und das CUDA-Backend jeden Operator des Modells ausführen kann, sonst auf der CPU.</translation>
+    </message>
+    <message>
         <source>Backend:</source>
         <translation>Backend:</translation>
     </message>
     <message>
         <source>Precision</source>
         <translation>Genauigkeit</translation>
-    </message>
-    <message>
-        <source>FP32</source>
-        <translation>FP32</translation>
-    </message>
-    <message>
-        <source>AMP (float16)</source>
-        <translation>AMP (float16)</translation>
-    </message>
-    <message>
-        <source>FP16 master weights</source>
-        <translation>FP16 mit Master-Gewichten</translation>
-    </message>
-    <message>
-        <source>BF16 (AMP)</source>
-        <translation>BF16 (AMP)</translation>
-    </message>
-    <message>
-        <source>BF16 master weights</source>
-        <translation>BF16 mit Master-Gewichten</translation>
     </message>
     <message>
         <source>AMP converts the graph with the op lists and keeps FP32 parameters; master-weight modes store parameters in the low dtype with an FP32 copy for the optimizer.</source>
@@ -1562,112 +1861,8 @@ Doppelklicken, um ihn anzuzeigen</translation>
         <translation>Gradienten begrenzen:</translation>
     </message>
     <message>
-        <source>&amp;Start</source>
-        <translation>&amp;Starten</translation>
-    </message>
-    <message>
-        <source>Train with these settings (Ctrl+T)</source>
-        <translation>Mit diesen Einstellungen trainieren (Strg+T)</translation>
-    </message>
-    <message>
-        <source>&amp;Pause</source>
-        <translation>&amp;Pause</translation>
-    </message>
-    <message>
-        <source>S&amp;top</source>
-        <translation>S&amp;toppen</translation>
-    </message>
-    <message>
-        <source>Save &amp;Weights…</source>
-        <translation>&amp;Gewichte speichern…</translation>
-    </message>
-    <message>
-        <source>Save the trained model as PREFIX-symbol.json and PREFIX-NNNN.params</source>
-        <translation>Das trainierte Modell als PRÄFIX-symbol.json und PRÄFIX-NNNN.params speichern</translation>
-    </message>
-    <message>
-        <source>&amp;Log loss axis</source>
-        <translation>&amp;Logarithmische Loss-Achse</translation>
-    </message>
-    <message>
-        <source>&amp;Compare with previous run</source>
-        <translation>Mit vorherigem Lauf &amp;vergleichen</translation>
-    </message>
-    <message>
-        <source>Overlay the previous run&apos;s smoothed loss, accuracy and loss scale (grey)</source>
-        <translation>Geglätteten Loss, Genauigkeit und Loss-Skalierung des vorherigen Laufs einblenden (grau)</translation>
-    </message>
-    <message>
-        <source>&amp;Follow</source>
-        <translation>&amp;Folgen</translation>
-    </message>
-    <message>
-        <source>Show the whole run as it grows. Wheel zooms, drag pans, a double click follows again.</source>
-        <translation>Den ganzen Lauf zeigen, während er wächst. Das Mausrad zoomt, Ziehen verschiebt, ein Doppelklick folgt wieder.</translation>
-    </message>
-    <message>
-        <source>&amp;Export</source>
-        <translation>&amp;Exportieren</translation>
-    </message>
-    <message>
-        <source>Loss Chart as PNG…</source>
-        <translation>Loss-Diagramm als PNG…</translation>
-    </message>
-    <message>
-        <source>Loss-Scale Chart as PNG…</source>
-        <translation>Diagramm der Loss-Skalierung als PNG…</translation>
-    </message>
-    <message>
-        <source>Metrics as CSV…</source>
-        <translation>Metriken als CSV…</translation>
-    </message>
-    <message>
-        <source>step</source>
-        <translation>Schritt</translation>
-    </message>
-    <message>
-        <source>loss</source>
-        <translation>Loss</translation>
-    </message>
-    <message>
-        <source>accuracy %</source>
-        <translation>Genauigkeit in&#xa0;%</translation>
-    </message>
-    <message>
-        <source>previous run</source>
-        <translation>vorheriger Lauf</translation>
-    </message>
-    <message>
-        <source>previous accuracy</source>
-        <translation>vorherige Genauigkeit</translation>
-    </message>
-    <message>
-        <source>loss per step</source>
-        <translation>Loss pro Schritt</translation>
-    </message>
-    <message>
-        <source>smoothed</source>
-        <translation>geglättet</translation>
-    </message>
-    <message>
-        <source>validation loss</source>
-        <translation>Validierungs-Loss</translation>
-    </message>
-    <message>
-        <source>validation accuracy</source>
-        <translation>Validierungsgenauigkeit</translation>
-    </message>
-    <message>
-        <source>loss scale</source>
-        <translation>Loss-Skalierung</translation>
-    </message>
-    <message>
-        <source>skipped step (overflow)</source>
-        <translation>übersprungener Schritt (Überlauf)</translation>
-    </message>
-    <message>
-        <source>not started</source>
-        <translation>nicht gestartet</translation>
+        <source>This model cannot be trained: %1.</source>
+        <translation>Dieses Modell kann nicht trainiert werden: %1.</translation>
     </message>
     <message>
         <source>Current conversion (%1)</source>
@@ -1697,8 +1892,12 @@ Doppelklicken, um ihn anzuzeigen</translation>
         <translation>Öffnen Sie ein Modell, um es zu trainieren.</translation>
     </message>
     <message>
-        <source>This model cannot be trained: %1.</source>
-        <translation>Dieses Modell kann nicht trainiert werden: %1.</translation>
+        <source>No CUDA device is present: choose the CPU or Automatic.</source>
+        <translation>Kein CUDA-Gerät vorhanden: Wählen Sie die CPU oder Automatisch.</translation>
+    </message>
+    <message>
+        <source>This build has no CUDA backend: choose the CPU or Automatic.</source>
+        <translation>Dieser Build hat kein CUDA-Backend: Wählen Sie die CPU oder Automatisch.</translation>
     </message>
     <message>
         <source>Fashion-MNIST is not installed (Debian package dataset-fashion-mnist). Install it or choose another dataset.</source>
@@ -1721,101 +1920,6 @@ Doppelklicken, um ihn anzuzeigen</translation>
         <translation>Modell und Datensatz passen nicht zusammen: %1.</translation>
     </message>
     <message>
-        <source> (conversion)</source>
-        <translation> (Konvertierung)</translation>
-    </message>
-    <message>
-        <source>&amp;Resume</source>
-        <translation>F&amp;ortsetzen</translation>
-    </message>
-    <message>
-        <source>Loading the dataset…</source>
-        <translation>Datensatz wird geladen…</translation>
-    </message>
-    <message>
-        <source>Training: %1</source>
-        <translation>Training: %1</translation>
-    </message>
-    <message>
-        <source>Training paused</source>
-        <translation>Training pausiert</translation>
-    </message>
-    <message numerus="yes">
-        <source>Training finished after %n steps.</source>
-        <translation>
-            <numerusform>Training nach %n Schritt abgeschlossen.</numerusform>
-            <numerusform>Training nach %n Schritten abgeschlossen.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Training stopped after %n steps.</source>
-        <translation>
-            <numerusform>Training nach %n Schritt gestoppt.</numerusform>
-            <numerusform>Training nach %n Schritten gestoppt.</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Save the trained weights…</source>
-        <translation>Trainierte Gewichte speichern…</translation>
-    </message>
-    <message>
-        <source>Training failed: %1</source>
-        <translation>Training fehlgeschlagen: %1</translation>
-    </message>
-    <message>
-        <source>Training failed</source>
-        <translation>Training fehlgeschlagen</translation>
-    </message>
-    <message>
-        <source>previous: %1</source>
-        <translation>vorher: %1</translation>
-    </message>
-    <message>
-        <source>loading the dataset…</source>
-        <translation>Datensatz wird geladen…</translation>
-    </message>
-    <message>
-        <source>step %1 of %2</source>
-        <translation>Schritt %1 von %2</translation>
-    </message>
-    <message>
-        <source> · epoch %1 of %2</source>
-        <translation> · Epoche %1 von %2</translation>
-    </message>
-    <message numerus="yes">
-        <source>%1 samples/s · loss scale %2 · %n skipped</source>
-        <translation>
-            <numerusform>%1 Samples/s · Loss-Skalierung %2 · %n übersprungen</numerusform>
-            <numerusform>%1 Samples/s · Loss-Skalierung %2 · %n übersprungen</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source> · ETA %1</source>
-        <translation> · Restzeit %1</translation>
-    </message>
-    <message>
-        <source> · warning: the loss scale fell below 1</source>
-        <translation> · Warnung: Die Loss-Skalierung ist unter 1 gefallen</translation>
-    </message>
-    <message>
-        <source>Paused · </source>
-        <translation>Pausiert · </translation>
-    </message>
-    <message>
-        <source>step %1 (epoch %2)
-loss scale %3
-loss %4</source>
-        <translation>Schritt %1 (Epoche %2)
-Loss-Skalierung %3
-Loss %4</translation>
-    </message>
-    <message>
-        <source>
-skipped: the gradients overflowed</source>
-        <translation>
-übersprungen: Die Gradienten sind übergelaufen</translation>
-    </message>
-    <message>
         <source>IDX Folder</source>
         <translation>IDX-Ordner</translation>
     </message>
@@ -1827,87 +1931,12 @@ skipped: the gradients overflowed</source>
         <source>CSV files (*.csv);;All files (*)</source>
         <translation>CSV-Dateien (*.csv);;Alle Dateien (*)</translation>
     </message>
-    <message>
-        <source>Saved %1-symbol.json and %2</source>
-        <translation>%1-symbol.json und %2 gespeichert</translation>
-    </message>
-    <message>
-        <source>Save Trained Weights</source>
-        <translation>Trainierte Gewichte speichern</translation>
-    </message>
-    <message>
-        <source>MXNet checkpoint (*-symbol.json)</source>
-        <translation>MXNet-Checkpoint (*-symbol.json)</translation>
-    </message>
-    <message>
-        <source>Export Metrics</source>
-        <translation>Metriken exportieren</translation>
-    </message>
-    <message>
-        <source>CSV files (*.csv)</source>
-        <translation>CSV-Dateien (*.csv)</translation>
-    </message>
-    <message>
-        <source>Wrote %1 and its -epochs.csv</source>
-        <translation>%1 und die zugehörige -epochs.csv geschrieben</translation>
-    </message>
-    <message>
-        <source>Export Chart</source>
-        <translation>Diagramm exportieren</translation>
-    </message>
-    <message>
-        <source>PNG images (*.png)</source>
-        <translation>PNG-Bilder (*.png)</translation>
-    </message>
-    <message>
-        <source>Wrote %1</source>
-        <translation>%1 geschrieben</translation>
-    </message>
-    <message>
-        <source>CPU %1</source>
-        <translation>CPU %1</translation>
-    </message>
-    <message>
-        <source>Automatic</source>
-        <translation>Automatisch</translation>
-    </message>
-    <message>
-        <source>CUDA (not in this build)</source>
-        <translation>CUDA (in diesem Build nicht enthalten)</translation>
-    </message>
-    <message>
-        <source>CUDA (no device)</source>
-        <translation>CUDA (kein Gerät)</translation>
-    </message>
-    <message numerus="yes">
-        <source>CUDA (%n device(s))</source>
-        <translation>
-            <numerusform>CUDA (%n Gerät)</numerusform>
-            <numerusform>CUDA (%n Geräte)</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Automatic trains on the GPU when one is present and the CUDA backend runs every op of the model, else on the CPU.</source>
-        <translation>Automatisch trainiert auf der GPU, wenn eine vorhanden ist und das CUDA-Backend jeden Operator des Modells ausführen kann, sonst auf der CPU.</translation>
-    </message>
-    <message>
-        <source>No CUDA device is present: choose the CPU or Automatic.</source>
-        <translation>Kein CUDA-Gerät vorhanden: Wählen Sie die CPU oder Automatisch.</translation>
-    </message>
-    <message>
-        <source>This build has no CUDA backend: choose the CPU or Automatic.</source>
-        <translation>Dieser Build hat kein CUDA-Backend: Wählen Sie die CPU oder Automatisch.</translation>
-    </message>
 </context>
 <context>
-    <name>TrainingRun</name>
+    <name>TrainingSetup</name>
     <message>
-        <source>There are no trained weights to save.</source>
-        <translation>Es gibt keine trainierten Gewichte zum Speichern.</translation>
-    </message>
-    <message>
-        <source>%1 is the model you opened; choose another name so that it is not overwritten.</source>
-        <translation>%1 ist das geöffnete Modell; wählen Sie einen anderen Namen, damit es nicht überschrieben wird.</translation>
+        <source> (conversion)</source>
+        <translation> (Konvertierung)</translation>
     </message>
 </context>
 <context>

@@ -1,47 +1,36 @@
 #include "op_list_editor.h"
 
 #include <QAction>
-#include <QCheckBox>
 #include <QClipboard>
-#include <QComboBox>
-#include <QCompleter>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QGridLayout>
 #include <QGuiApplication>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListView>
 #include <QMenu>
-#include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
-#include <QSortFilterProxyModel>
-#include <QStringListModel>
-#include <QTableView>
-#include <QToolBox>
-#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <filesystem>
 
 #include "conditional_fp32_model.h"
+#include "conditional_fp32_view.h"
+#include "conversion_choices_panel.h"
 #include "formats/load_error.h"
+#include "op_list_edit_bar.h"
 #include "op_list_model.h"
+#include "op_list_pages.h"
+#include "op_list_view.h"
 #include "ops/mxnet_op_facts.h"
 
 using namespace ampstudio;
 
 namespace {
 
-constexpr OpList kOpLists[] = {OpList::Target, OpList::Fp32, OpList::Widest, OpList::Neutral};
 constexpr int kMaxUserPresets = 10;
-const QString kBuiltinFloat16 = QStringLiteral("builtin:float16");
-const QString kBuiltinBfloat16 = QStringLiteral("builtin:bfloat16");
 
 QStringList toQStringList(const std::vector<std::string>& names) {
     QStringList list;
@@ -50,13 +39,6 @@ QStringList toQStringList(const std::vector<std::string>& names) {
         list << QString::fromStdString(n);
     }
     return list;
-}
-
-bool isOpListPage(OpListEditor::Page page) {
-    return int(page) <= int(OpListEditor::Page::Neutral);
-}
-OpList opListOf(OpListEditor::Page page) {
-    return isOpListPage(page) ? OpList(int(page)) : OpList::None;
 }
 
 std::filesystem::path toPath(const QString& path) {
@@ -71,196 +53,34 @@ OpListEditor::OpListEditor(ConversionSettings* settings, QWidget* parent) : QWid
 }
 
 void OpListEditor::buildUi() {
-    // --- conversion choices ---
-    m_dtypeCombo = new QComboBox(this);
-    m_dtypeCombo->setObjectName(QStringLiteral("targetDtypeCombo"));
-    m_dtypeCombo->addItem(QStringLiteral("float16"), int(DType::F16));
-    m_dtypeCombo->addItem(QStringLiteral("bfloat16"), int(DType::BF16));
-    m_dtypeCombo->setToolTip(
-        tr("The precision target-dtype ops run in. With unedited lists, switching also "
-           "switches to MXNet's default lists for that dtype."));
-    connect(m_dtypeCombo, &QComboBox::activated, this, [this](int index) {
-        if (m_settings) {
-            m_settings->setTargetDtype(DType(m_dtypeCombo->itemData(index).toInt()));
-        }
-    });
+    m_choices = new ConversionChoicesPanel(this);
+    connect(m_choices, &ConversionChoicesPanel::builtinPresetChosen, this, &OpListEditor::applyBuiltinPreset);
+    connect(m_choices, &ConversionChoicesPanel::userPresetChosen, this, &OpListEditor::applyUserPreset);
+    connect(m_choices, &ConversionChoicesPanel::importRequested, this, &OpListEditor::chooseImport);
+    connect(m_choices, &ConversionChoicesPanel::exportRequested, this, &OpListEditor::chooseExport);
 
-    m_modeCombo = new QComboBox(this);
-    m_modeCombo->setObjectName(QStringLiteral("modeCombo"));
-    m_modeCombo->addItem(QStringLiteral("typed"), int(ConversionMode::Typed));
-    m_modeCombo->setItemData(0, tr("MXNet 1.9.1: knows dtypes and inserts fewer casts"), Qt::ToolTipRole);
-    m_modeCombo->addItem(QStringLiteral("classic"), int(ConversionMode::Classic));
-    m_modeCombo->setItemData(1, tr("The original AMP proposal (MXNet 1.6 and earlier)"), Qt::ToolTipRole);
-    m_modeCombo->setToolTip(tr("Conversion algorithm: typed (MXNet 1.9.1) or classic (MXNet ≤ 1.6)"));
-    connect(m_modeCombo, &QComboBox::activated, this, [this](int index) {
-        if (m_settings) {
-            m_settings->setMode(ConversionMode(m_modeCombo->itemData(index).toInt()));
-        }
-    });
-
-    m_castOptionalCheck = new QCheckBox(tr("Cast optional params"), this);
-    m_castOptionalCheck->setObjectName(QStringLiteral("castOptionalParamsCheck"));
-    m_castOptionalCheck->setToolTip(
-        tr("Typed mode: store parameters that only target-dtype ops read in the "
-           "target dtype (half the bytes) instead of casting them at run time"));
-    connect(m_castOptionalCheck, &QCheckBox::clicked, this, [this](bool on) {
-        if (m_settings) {
-            m_settings->setCastOptionalParams(on);
-        }
-    });
-
-    // --- presets, import, export ---
-    m_presetCombo = new QComboBox(this);
-    m_presetCombo->setObjectName(QStringLiteral("presetCombo"));
-    m_presetCombo->setPlaceholderText(tr("Edited lists"));
-    m_presetCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_presetCombo->setMinimumContentsLength(12);
-    m_presetCombo->setToolTip(tr("Replace all lists by a preset: MXNet's defaults or a file you imported"));
-    connect(m_presetCombo, &QComboBox::activated, this, &OpListEditor::presetActivated);
-    m_importButton = new QPushButton(tr("Import…"), this);
-    m_importButton->setObjectName(QStringLiteral("importButton"));
-    m_importButton->setToolTip(tr("Load the lists from a JSON file (MXNet AMP list schema)"));
-    connect(m_importButton, &QPushButton::clicked, this, &OpListEditor::chooseImport);
-    m_exportButton = new QPushButton(tr("Export…"), this);
-    m_exportButton->setObjectName(QStringLiteral("exportButton"));
-    m_exportButton->setToolTip(tr("Save the lists as a JSON file (MXNet AMP list schema)"));
-    connect(m_exportButton, &QPushButton::clicked, this, &OpListEditor::chooseExport);
-
-    auto* top = new QGridLayout;
-    top->addWidget(new QLabel(tr("Target:"), this), 0, 0);
-    top->addWidget(m_dtypeCombo, 0, 1);
-    top->addWidget(new QLabel(tr("Mode:"), this), 0, 2);
-    top->addWidget(m_modeCombo, 0, 3);
-    top->addWidget(m_castOptionalCheck, 1, 1, 1, 3);
-    top->addWidget(new QLabel(tr("Preset:"), this), 2, 0);
-    top->addWidget(m_presetCombo, 2, 1, 1, 3);
-    auto* files = new QHBoxLayout;
-    files->addStretch();
-    files->addWidget(m_importButton);
-    files->addWidget(m_exportButton);
-    top->addLayout(files, 3, 1, 1, 3);
-    top->setColumnStretch(1, 1);
-    top->setColumnStretch(3, 1);
-
-    // --- the lists ---
     m_filterEdit = new QLineEdit(this);
     m_filterEdit->setObjectName(QStringLiteral("filterEdit"));
     m_filterEdit->setPlaceholderText(tr("Filter…"));
     m_filterEdit->setClearButtonEnabled(true);
     m_filterEdit->setToolTip(tr("Show only the entries that contain this text, in every list"));
-    connect(m_filterEdit, &QLineEdit::textChanged, this, &OpListEditor::filterChanged);
 
-    // A tool box rather than tabs: six titles with counts do not fit side by side in a narrow dock.
-    m_toolBox = new QToolBox(this);
-    m_toolBox->setObjectName(QStringLiteral("lists"));
-    static const char* const kViewNames[] = {"targetView", "fp32View", "widestView", "neutralView"};
-    for (int i = 0; i < 4; ++i) {
-        m_opModels[i] = new OpListModel(this);
-        m_opProxies[i] = new QSortFilterProxyModel(this);
-        m_opProxies[i]->setSourceModel(m_opModels[i]);
-        m_opViews[i] = makeListView(m_opProxies[i], QString::fromLatin1(kViewNames[i]));
-        m_toolBox->addItem(m_opViews[i], QString());
-    }
-    m_toolBox->setItemToolTip(int(Page::Fp32), tr("fp32_ops: these ops run in float32; their inputs are cast "
-                                                  "to float32"));
-    m_toolBox->setItemToolTip(int(Page::Widest),
-                              tr("widest_dtype_ops: inputs are cast to the widest of their "
-                                 "types (amp_multicast)"));
-    m_toolBox->setItemToolTip(int(Page::Neutral),
-                              tr("neutral_ops: run in the type of their inputs; typed mode "
-                                 "propagates dtypes through them"));
-
-    m_conditionalModel = new ConditionalFp32Model(nullptr, this);
-    connect(m_conditionalModel, &ConditionalFp32Model::editRejected, this, [this](const QString& message) {
-        showMessage(message, MessageKind::Error);
-        emit errorOccurred(message);
-    });
-    m_conditionalProxy = new QSortFilterProxyModel(this);
-    m_conditionalProxy->setSourceModel(m_conditionalModel);
-    m_conditionalProxy->setFilterKeyColumn(-1);
-    m_conditionalProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_conditionalView = new QTableView(this);
-    m_conditionalView->setObjectName(QStringLiteral("conditionalView"));
-    m_conditionalView->setModel(m_conditionalProxy);
-    m_conditionalView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_conditionalView->verticalHeader()->hide();
-    m_conditionalView->horizontalHeader()->setStretchLastSection(true);
-    m_conditionalView->horizontalHeader()->setSectionResizeMode(ConditionalFp32Model::OpColumn,
-                                                                QHeaderView::ResizeToContents);
-    m_conditionalView->horizontalHeader()->setSectionResizeMode(ConditionalFp32Model::ParamColumn,
-                                                                QHeaderView::ResizeToContents);
-    m_conditionalView->setWordWrap(false);
-    m_conditionalView->verticalHeader()->setDefaultSectionSize(m_conditionalView->fontMetrics().height() + 8);
-    m_conditionalView->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(m_conditionalView, &QWidget::customContextMenuRequested, this,
-            [this](const QPoint& pos) { showContextMenu(m_conditionalView, pos); });
-    connect(m_conditionalView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            &OpListEditor::updateActions);
-    m_toolBox->addItem(m_conditionalView, QString());
-    m_toolBox->setItemToolTip(int(Page::Conditional),
-                              tr("conditional_fp32_ops: a node of the op runs in float32 when its attribute "
-                                 "param is set to one of the values. Double-click a cell to edit it."));
-
-    m_excludedModel = new OpListModel(this);
-    m_excludedModel->setMarkUnmatchable(false);
-    m_excludedProxy = new QSortFilterProxyModel(this);
-    m_excludedProxy->setSourceModel(m_excludedModel);
-    m_excludedView = makeListView(m_excludedProxy, QStringLiteral("excludedView"));
-    m_toolBox->addItem(m_excludedView, QString());
-    m_toolBox->setItemToolTip(int(Page::Excluded),
-                              tr("Nodes (by name) forced out of the lists: typed mode runs "
-                                 "them in float32, classic mode copies them unchanged"));
-    connect(m_toolBox, &QToolBox::currentChanged, this, [this] {
-        updateAddField();
+    m_pages = new OpListPages(this);
+    connect(m_filterEdit, &QLineEdit::textChanged, m_pages, &OpListPages::setFilter);
+    connect(m_pages->conditionalView()->rules(), &ConditionalFp32Model::editRejected, this,
+            &OpListEditor::reportError);
+    connect(m_pages, &OpListPages::selectionChanged, this, &OpListEditor::updateActions);
+    connect(m_pages, &OpListPages::removeRequested, this, &OpListEditor::removeSelected);
+    connect(m_pages, &OpListPages::contextMenuRequested, this, &OpListEditor::showContextMenu);
+    connect(m_pages, &QToolBox::currentChanged, this, [this] {
+        updateEditBar();
         updateActions();
     });
 
-    // --- adding, removing, moving ---
-    m_opNamesModel = new QStringListModel(this);
-    QStringList opNames;
-    for (const std::string& n : MxnetOpFacts::instance().opNames()) {
-        opNames << QString::fromStdString(n);
-    }
-    m_opNamesModel->setStringList(opNames);
-    m_nodeNamesModel = new QStringListModel(this);
-    m_completer = new QCompleter(m_opNamesModel, this);
-    m_completer->setCaseSensitivity(Qt::CaseInsensitive);
-    m_completer->setFilterMode(Qt::MatchContains);
-    m_completer->setMaxVisibleItems(12);
-
-    m_addEdit = new QLineEdit(this);
-    m_addEdit->setObjectName(QStringLiteral("addEdit"));
-    m_addEdit->setCompleter(m_completer);
-    m_addEdit->setClearButtonEnabled(true);
-    connect(m_addEdit, &QLineEdit::returnPressed, this, &OpListEditor::addFromField);
-    m_addButton = new QPushButton(tr("Add"), this);
-    m_addButton->setObjectName(QStringLiteral("addButton"));
-    connect(m_addButton, &QPushButton::clicked, this, &OpListEditor::addFromField);
-    connect(m_addEdit, &QLineEdit::textChanged, this, &OpListEditor::updateActions);
-
-    m_removeButton = new QPushButton(tr("Remove"), this);
-    m_removeButton->setObjectName(QStringLiteral("removeButton"));
-    m_removeButton->setToolTip(tr("Remove the selected entries (Del)"));
-    connect(m_removeButton, &QPushButton::clicked, this, &OpListEditor::removeSelected);
-
-    m_moveMenu = new QMenu(this);
-    for (OpList list : kOpLists) {
-        QAction* action = m_moveMenu->addAction(QString());
-        action->setData(int(list));
-        connect(action, &QAction::triggered, this, [this, list] { moveSelected(list); });
-    }
-    m_moveButton = new QPushButton(tr("Move to"), this);
-    m_moveButton->setObjectName(QStringLiteral("moveButton"));
-    m_moveButton->setToolTip(tr("Move the selected ops to another list"));
-    m_moveButton->setMenu(m_moveMenu);
-
-    auto* addRow = new QHBoxLayout;
-    addRow->addWidget(m_addEdit, 1);
-    addRow->addWidget(m_addButton);
-    auto* editRow = new QHBoxLayout;
-    editRow->addWidget(m_moveButton);
-    editRow->addWidget(m_removeButton);
-    editRow->addStretch();
+    m_editBar = new OpListEditBar(this);
+    connect(m_editBar, &OpListEditBar::addRequested, this, &OpListEditor::addFromField);
+    connect(m_editBar, &OpListEditBar::removeRequested, this, &OpListEditor::removeSelected);
+    connect(m_editBar, &OpListEditBar::moveRequested, this, &OpListEditor::moveSelected);
 
     m_messageLabel = new QLabel(this);
     m_messageLabel->setObjectName(QStringLiteral("messageLabel"));
@@ -270,35 +90,13 @@ void OpListEditor::buildUi() {
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
-    layout->addLayout(top);
+    layout->addWidget(m_choices);
     layout->addWidget(m_filterEdit);
-    layout->addWidget(m_toolBox, 1);
-    layout->addLayout(addRow);
-    layout->addLayout(editRow);
+    layout->addWidget(m_pages, 1);
+    layout->addWidget(m_editBar);
     layout->addWidget(m_messageLabel);
 
-    updateAddField();
-}
-
-QListView* OpListEditor::makeListView(QSortFilterProxyModel* proxy, const QString& objectName) {
-    proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    auto* view = new QListView(this);
-    view->setObjectName(objectName);
-    view->setModel(proxy);
-    view->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    view->setUniformItemSizes(true);  // hundreds of rows, one line each
-    view->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(view, &QWidget::customContextMenuRequested, this,
-            [this, view](const QPoint& pos) { showContextMenu(view, pos); });
-    connect(view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            &OpListEditor::updateActions);
-    auto* remove = new QAction(tr("Remove"), view);
-    remove->setShortcut(QKeySequence::Delete);
-    remove->setShortcutContext(Qt::WidgetShortcut);
-    connect(remove, &QAction::triggered, this, &OpListEditor::removeSelected);
-    view->addAction(remove);
-    return view;
+    updateEditBar();
 }
 
 void OpListEditor::setSettings(ConversionSettings* settings) {
@@ -306,7 +104,8 @@ void OpListEditor::setSettings(ConversionSettings* settings) {
         disconnect(m_settings, nullptr, this, nullptr);
     }
     m_settings = settings;
-    m_conditionalModel->setSettings(settings);
+    m_pages->conditionalView()->rules()->setSettings(settings);
+    m_choices->setSettings(settings);
     if (m_settings) {
         connect(m_settings, &ConversionSettings::changed, this, &OpListEditor::refresh);
         connect(m_settings, &QObject::destroyed, this, &OpListEditor::refresh);
@@ -316,9 +115,7 @@ void OpListEditor::setSettings(ConversionSettings* settings) {
 }
 
 void OpListEditor::setNodeNames(const QStringList& names) {
-    QStringList sorted = names;
-    std::sort(sorted.begin(), sorted.end(), OpListModel::lessThan);
-    m_nodeNamesModel->setStringList(sorted);
+    m_editBar->setNodeNames(names);
 }
 
 void OpListEditor::setUserPresets(const QStringList& paths) {
@@ -337,7 +134,7 @@ void OpListEditor::setUserPresets(const QStringList& paths) {
             }
         }
     }
-    updatePresetCombo();
+    updatePresets();
 }
 
 void OpListEditor::rememberUserPreset(const QString& path, const AmpLists& lists) {
@@ -351,22 +148,24 @@ void OpListEditor::rememberUserPreset(const QString& path, const AmpLists& lists
 }
 
 OpListEditor::Page OpListEditor::currentPage() const {
-    return Page(m_toolBox->currentIndex());
+    return m_pages->currentPage();
 }
 
 void OpListEditor::setCurrentPage(Page page) {
-    m_toolBox->setCurrentIndex(int(page));
+    m_pages->setCurrentPage(page);
 }
 
 OpListModel* OpListEditor::opListModel(OpList list) const {
-    return list == OpList::None ? nullptr : m_opModels[int(list)];
+    OpListView* view = m_pages->opListView(list);
+    return view ? view->names() : nullptr;
 }
 
-QAbstractItemView* OpListEditor::viewOf(Page page) const {
-    if (isOpListPage(page)) {
-        return m_opViews[int(page)];
-    }
-    return page == Page::Conditional ? static_cast<QAbstractItemView*>(m_conditionalView) : m_excludedView;
+ConditionalFp32Model* OpListEditor::conditionalModel() const {
+    return m_pages->conditionalView()->rules();
+}
+
+OpListModel* OpListEditor::excludedModel() const {
+    return m_pages->excludedView()->names();
 }
 
 QString OpListEditor::message() const {
@@ -378,77 +177,22 @@ QString OpListEditor::message() const {
 void OpListEditor::refresh() {
     setEnabled(m_settings != nullptr);
     if (!m_settings) {
-        for (OpListModel* model : m_opModels) {
-            model->setNames({});
-        }
-        m_excludedModel->setNames({});
-        updateTitles();
+        m_pages->showOptions(nullptr);
         return;
     }
-    const ConversionOptions& options = m_settings->options();
-    {
-        const QSignalBlocker blockDtype(m_dtypeCombo);
-        const QSignalBlocker blockMode(m_modeCombo);
-        const QSignalBlocker blockCast(m_castOptionalCheck);
-        m_dtypeCombo->setCurrentIndex(m_dtypeCombo->findData(int(options.lists.targetDtype)));
-        m_modeCombo->setCurrentIndex(m_modeCombo->findData(int(options.mode)));
-        m_castOptionalCheck->setChecked(options.castOptionalParams);
-        // MXNet ignores cast_optional_params in its classic pass; so does ours.
-        m_castOptionalCheck->setEnabled(options.mode == ConversionMode::Typed);
+    m_choices->refresh();
+    m_pages->showOptions(&m_settings->options());
+    for (OpList list : {OpList::Target, OpList::Fp32, OpList::Widest, OpList::Neutral}) {
+        m_editBar->setListName(list, m_settings->listName(list));
     }
-    const AmpLists& lists = options.lists;
-    m_opModels[int(OpList::Target)]->setNames(toQStringList(lists.targetDtypeOps));
-    m_opModels[int(OpList::Fp32)]->setNames(toQStringList(lists.fp32Ops));
-    m_opModels[int(OpList::Widest)]->setNames(toQStringList(lists.widestDtypeOps));
-    m_opModels[int(OpList::Neutral)]->setNames(toQStringList(lists.neutralOps));
-    QStringList excluded;
-    for (const std::string& n : options.excludedSymNames) {
-        excluded << QString::fromStdString(n);
-    }
-    m_excludedModel->setNames(excluded);
-
-    const QString dtype = QString::fromUtf8(dtypeName(lists.targetDtype));
-    m_toolBox->setItemToolTip(int(Page::Target), tr("target_dtype_ops: these ops run in %1; their inputs are "
-                                                    "cast to %1")
-                                                     .arg(dtype));
-    for (QAction* action : m_moveMenu->actions()) {
-        action->setText(m_settings->listName(OpList(action->data().toInt())));
-    }
-    updateTitles();
-    updatePresetCombo();
-    updateAddField();
+    updatePresets();
+    updateEditBar();
     updateActions();
 }
 
-void OpListEditor::updateTitles() {
-    const bool filtering = !m_filterEdit->text().isEmpty();
-    auto title = [&](const QString& name, int shown, int total) {
-        return filtering ? tr("%1 (%2 of %3)").arg(name).arg(shown).arg(total)
-                         : tr("%1 (%2)").arg(name).arg(total);
-    };
-    const DType target = m_settings ? m_settings->options().lists.targetDtype : DType::F16;
-    const QString names[4] = {ConversionSettings::listName(OpList::Target, target), tr("FP32 ops"),
-                              tr("Widest-type ops"), tr("Neutral ops")};
-    for (int i = 0; i < 4; ++i) {
-        m_toolBox->setItemText(i, title(names[i], m_opProxies[i]->rowCount(), m_opModels[i]->rowCount()));
-    }
-    m_toolBox->setItemText(
-        int(Page::Conditional),
-        title(tr("Conditional FP32 ops"), m_conditionalProxy->rowCount(), m_conditionalModel->rowCount()));
-    m_toolBox->setItemText(int(Page::Excluded), title(tr("Excluded nodes"), m_excludedProxy->rowCount(),
-                                                      m_excludedModel->rowCount()));
-}
-
-void OpListEditor::updatePresetCombo() {
-    const QSignalBlocker block(m_presetCombo);
-    m_presetCombo->clear();
-    m_presetCombo->addItem(tr("MXNet 1.9.1 float16"), kBuiltinFloat16);
-    m_presetCombo->addItem(tr("MXNet 1.9.1 bfloat16"), kBuiltinBfloat16);
-    for (const QString& path : m_userPresets) {
-        m_presetCombo->addItem(QFileInfo(path).fileName(), path);
-        m_presetCombo->setItemData(m_presetCombo->count() - 1, path, Qt::ToolTipRole);
-    }
-    int current = -1;  // shows the placeholder, "Edited lists"
+// Which preset the lists are, if any: MXNet's own first, then the user's files newest first.
+void OpListEditor::updatePresets() {
+    int current = -1;
     if (m_settings) {
         const AmpLists& lists = m_settings->options().lists;
         if (sameListContent(lists, AmpLists::defaults(DType::F16))) {
@@ -464,50 +208,19 @@ void OpListEditor::updatePresetCombo() {
             }
         }
     }
-    m_presetCombo->setCurrentIndex(current);
+    m_choices->showPresets(m_userPresets, current);
 }
 
-void OpListEditor::updateAddField() {
+void OpListEditor::updateEditBar() {
     const Page page = currentPage();
-    if (isOpListPage(page)) {
-        const QString list = m_settings ? m_settings->listName(opListOf(page)) : QString();
-        m_addEdit->setPlaceholderText(tr("Add an op to %1…").arg(list));
-        m_addEdit->setToolTip(tr("An MXNet op name; an op in another list moves here"));
-    } else if (page == Page::Conditional) {
-        m_addEdit->setPlaceholderText(tr("Add: op [param=value, value…]"));
-        m_addEdit->setToolTip(
-            tr("An op, optionally with the attribute and its values, e.g. "
-               "“LeakyReLU act_type=elu, selu”"));
-    } else {
-        m_addEdit->setPlaceholderText(tr("Exclude a node by name…"));
-        m_addEdit->setToolTip(tr("The name of a node of the graph"));
-    }
-    m_completer->setModel(page == Page::Excluded ? m_nodeNamesModel : m_opNamesModel);
+    m_editBar->showPage(page,
+                        m_settings && isOpListPage(page) ? m_settings->listName(opListOf(page)) : QString());
 }
 
 void OpListEditor::updateActions() {
     const Page page = currentPage();
-    const QItemSelectionModel* selection = viewOf(page)->selectionModel();
-    const bool selected = selection && selection->hasSelection();
-    m_removeButton->setEnabled(selected);
-    m_moveButton->setEnabled(selected);
-    m_moveButton->setVisible(isOpListPage(page));  // rows and node names have nowhere to move
-    m_removeButton->setText(page == Page::Excluded ? tr("Include") : tr("Remove"));
-    m_removeButton->setToolTip(page == Page::Excluded ? tr("Stop excluding the selected nodes (Del)")
-                                                      : tr("Remove the selected entries (Del)"));
-    for (QAction* action : m_moveMenu->actions()) {
-        action->setEnabled(OpList(action->data().toInt()) != opListOf(page));
-    }
-    m_addButton->setEnabled(!m_addEdit->text().trimmed().isEmpty());
-}
-
-void OpListEditor::filterChanged(const QString& text) {
-    for (QSortFilterProxyModel* proxy : m_opProxies) {
-        proxy->setFilterFixedString(text);
-    }
-    m_conditionalProxy->setFilterFixedString(text);
-    m_excludedProxy->setFilterFixedString(text);
-    updateTitles();
+    const QItemSelectionModel* selection = m_pages->viewOf(page)->selectionModel();
+    m_editBar->showSelection(page, selection && selection->hasSelection());
 }
 
 // --- messages ---
@@ -526,10 +239,15 @@ void OpListEditor::clearMessage() {
     showMessage(QString(), MessageKind::Info);
 }
 
+void OpListEditor::reportError(const QString& message) {
+    showMessage(message, MessageKind::Error);
+    emit errorOccurred(message);
+}
+
 // --- editing ---
 
 void OpListEditor::addFromField() {
-    const QString text = m_addEdit->text().trimmed();
+    const QString text = m_editBar->text();
     if (text.isEmpty() || !m_settings) {
         return;
     }
@@ -581,21 +299,20 @@ QString aliasWarning(const QString& op) {
 
 void OpListEditor::addOp(const QString& op, OpList to) {
     if (const QString unknown = unknownOpMessage(op); !unknown.isEmpty()) {
-        showMessage(unknown, MessageKind::Error);
-        emit errorOccurred(unknown);
+        reportError(unknown);
         return;  // the text stays in the field, to be corrected
     }
     const OpList from = m_settings->listOf(op);
     const Page page = Page(int(to));
     if (from == to) {
-        m_addEdit->clear();
+        m_editBar->clearText();
         selectName(page, op);
         showMessage(tr("%1 is already in %2.").arg(op, m_settings->listName(to)), MessageKind::Info);
         return;
     }
     const bool wasConditional = (to == OpList::Target || to == OpList::Fp32) && m_settings->isConditional(op);
     m_settings->moveOp(op, to);
-    m_addEdit->clear();
+    m_editBar->clearText();
     selectName(page, op);
 
     QStringList notes;
@@ -617,17 +334,14 @@ void OpListEditor::addConditional(const QString& text) {
     static const QRegularExpression kSyntax(QStringLiteral(R"(^(\S+)(?:\s+([^=\s]+)\s*=\s*(.*))?$)"));
     const QRegularExpressionMatch match = kSyntax.match(text);
     if (!match.hasMatch()) {
-        const QString message =
+        reportError(
             tr("Write an op, optionally followed by param=value, value (e.g. “LeakyReLU "
-               "act_type=elu, selu”).");
-        showMessage(message, MessageKind::Error);
-        emit errorOccurred(message);
+               "act_type=elu, selu”)."));
         return;
     }
     const QString op = match.captured(1);
     if (const QString unknown = unknownOpMessage(op); !unknown.isEmpty()) {
-        showMessage(unknown, MessageKind::Error);
-        emit errorOccurred(unknown);
+        reportError(unknown);
         return;
     }
     ConditionalFp32Op row;
@@ -640,7 +354,7 @@ void OpListEditor::addConditional(const QString& text) {
     }
     const OpList from = m_settings->listOf(op);
     m_settings->addConditionalFp32(row);
-    m_addEdit->clear();
+    m_editBar->clearText();
 
     QStringList notes;
     if (from == OpList::Target || from == OpList::Fp32) {
@@ -651,16 +365,9 @@ void OpListEditor::addConditional(const QString& text) {
     if (!alias.isEmpty()) {
         notes << alias;
     }
-    const int row_ = m_conditionalModel->rowCount() - 1;
-    const QModelIndex index = m_conditionalProxy->mapFromSource(m_conditionalModel->index(
-        row_, row.param.empty() ? ConditionalFp32Model::ParamColumn : ConditionalFp32Model::ValuesColumn));
-    if (index.isValid()) {
-        m_conditionalView->scrollTo(index);
-        m_conditionalView->setCurrentIndex(index);
-        if (row.param.empty()) {
-            notes << tr("Set the parameter and its values in the table.");
-            m_conditionalView->edit(index);
-        }
+    // A rule without a parameter does nothing yet: its parameter cell opens for editing.
+    if (m_pages->conditionalView()->showLastRule(row.param.empty()) && row.param.empty()) {
+        notes << tr("Set the parameter and its values in the table.");
     }
     if (notes.isEmpty()) {
         clearMessage();
@@ -670,7 +377,7 @@ void OpListEditor::addConditional(const QString& text) {
 }
 
 void OpListEditor::addExcluded(const QString& name) {
-    m_addEdit->clear();
+    m_editBar->clearText();
     if (m_settings->options().excludedSymNames.contains(name.toStdString())) {
         showMessage(tr("%1 is already excluded.").arg(name), MessageKind::Info);
     } else {
@@ -681,44 +388,17 @@ void OpListEditor::addExcluded(const QString& name) {
 }
 
 void OpListEditor::selectName(Page page, const QString& name) {
-    const OpListModel* model = isOpListPage(page) ? m_opModels[int(page)] : m_excludedModel;
-    const QSortFilterProxyModel* proxy = isOpListPage(page) ? m_opProxies[int(page)] : m_excludedProxy;
-    const int row = int(model->names().indexOf(name));
-    const QModelIndex index = proxy->mapFromSource(model->index(row, 0));
-    QAbstractItemView* view = viewOf(page);
-    if (!index.isValid()) {
-        view->clearSelection();
-        return;
-    }
-    view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect);
-    // Queued: a page that has just been opened gets its final size only when the layout runs.
-    QMetaObject::invokeMethod(
-        view,
-        [view, target = QPersistentModelIndex(index)] {
-            if (target.isValid()) {
-                view->scrollTo(target);
-            }
-        },
-        Qt::QueuedConnection);
+    OpListView* view = isOpListPage(page) ? m_pages->opListView(opListOf(page)) : m_pages->excludedView();
+    view->selectName(name);
 }
 
 QStringList OpListEditor::selectedNames() const {
-    QStringList names;
-    const QAbstractItemView* view = viewOf(currentPage());
-    for (const QModelIndex& index : view->selectionModel()->selectedRows()) {
-        names << index.data().toString();
+    const Page page = currentPage();
+    if (page == Page::Conditional) {
+        return {};  // rules are rows, not names
     }
-    std::sort(names.begin(), names.end(), OpListModel::lessThan);
-    return names;
-}
-
-std::vector<int> OpListEditor::selectedConditionalRows() const {
-    std::vector<int> rows;
-    for (const QModelIndex& index : m_conditionalView->selectionModel()->selectedRows()) {
-        rows.push_back(m_conditionalProxy->mapToSource(index).row());
-    }
-    std::sort(rows.begin(), rows.end());
-    return rows;
+    return (isOpListPage(page) ? m_pages->opListView(opListOf(page)) : m_pages->excludedView())
+        ->selectedNames();
 }
 
 void OpListEditor::moveSelected(OpList to) {
@@ -757,7 +437,7 @@ void OpListEditor::removeSelected() {
     if (isOpListPage(page)) {
         moveSelected(OpList::None);
     } else if (page == Page::Conditional) {
-        const std::vector<int> selected = selectedConditionalRows();
+        const std::vector<int> selected = m_pages->conditionalView()->selectedRules();
         if (selected.empty()) {
             return;
         }
@@ -779,7 +459,7 @@ void OpListEditor::removeSelected() {
         if (names.size() == 1) {
             m_settings->setExcluded(names.front(), false);
         } else if (!names.isEmpty()) {
-            QStringList kept = m_excludedModel->names();
+            QStringList kept = excludedModel()->names();
             for (const QString& n : names) {
                 kept.removeAll(n);
             }
@@ -797,11 +477,11 @@ void OpListEditor::showContextMenu(QAbstractItemView* view, const QPoint& pos) {
     const Page page = currentPage();
     if (isOpListPage(page)) {
         QMenu* move = menu.addMenu(tr("Move to"));
-        for (QAction* action : m_moveMenu->actions()) {
+        for (QAction* action : m_editBar->moveMenu()->actions()) {
             move->addAction(action);
         }
     }
-    menu.addAction(m_removeButton->text(), this, &OpListEditor::removeSelected);
+    menu.addAction(m_editBar->removeText(), this, &OpListEditor::removeSelected);
     if (page != Page::Conditional) {
         menu.addAction(tr("Copy"), this, [this] {
             QGuiApplication::clipboard()->setText(selectedNames().join(QLatin1Char('\n')));
@@ -812,21 +492,22 @@ void OpListEditor::showContextMenu(QAbstractItemView* view, const QPoint& pos) {
 
 // --- presets and files ---
 
-void OpListEditor::presetActivated(int index) {
-    if (!m_settings || index < 0) {
+void OpListEditor::applyBuiltinPreset(DType dtype, const QString& name) {
+    if (!m_settings) {
         return;
     }
-    const QString key = m_presetCombo->itemData(index).toString();
-    const QString name = m_presetCombo->itemText(index);
-    if (key == kBuiltinFloat16 || key == kBuiltinBfloat16) {
-        const DType dtype = key == kBuiltinFloat16 ? DType::F16 : DType::BF16;
-        m_settings->applyLists(AmpLists::defaults(dtype), tr("Load preset %1").arg(name));
-        clearMessage();
-    } else {
-        // Read again: the file may have been edited since.
-        loadListsFile(key, tr("Load preset %1").arg(name));
+    m_settings->applyLists(AmpLists::defaults(dtype), tr("Load preset %1").arg(name));
+    clearMessage();
+    updatePresets();  // an edit that changed nothing emits no changed()
+}
+
+void OpListEditor::applyUserPreset(const QString& path, const QString& name) {
+    if (!m_settings) {
+        return;
     }
-    updatePresetCombo();  // an edit that changed nothing emits no changed()
+    // Read again: the file may have been edited since.
+    loadListsFile(path, tr("Load preset %1").arg(name));
+    updatePresets();  // an edit that changed nothing emits no changed()
 }
 
 void OpListEditor::chooseImport() {
@@ -853,23 +534,21 @@ bool OpListEditor::loadListsFile(const QString& path, const QString& undoText) {
     if (!m_settings) {
         return false;
     }
-    auto fail = [this](const QString& message) {
-        showMessage(message, MessageKind::Error);
-        emit errorOccurred(message);
-        return false;
-    };
     const QString fileName = QFileInfo(path).fileName();
     AmpLists lists;
     try {
         lists = AmpLists::fromJsonFile(toPath(path));
     } catch (const LoadError& e) {
-        return fail(tr("Cannot load the lists: %1").arg(QString::fromStdString(e.what())));
+        reportError(tr("Cannot load the lists: %1").arg(QString::fromStdString(e.what())));
+        return false;
     } catch (const std::exception& e) {
-        return fail(tr("Cannot load the lists from %1: %2").arg(path, QString::fromStdString(e.what())));
+        reportError(tr("Cannot load the lists from %1: %2").arg(path, QString::fromStdString(e.what())));
+        return false;
     }
     const std::vector<std::string> overlaps = lists.overlapErrors();
     if (!overlaps.empty()) {
-        return fail(tr("Rejected %1: %2").arg(fileName, toQStringList(overlaps).join(QStringLiteral("; "))));
+        reportError(tr("Rejected %1: %2").arg(fileName, toQStringList(overlaps).join(QStringLiteral("; "))));
+        return false;
     }
     m_settings->applyLists(lists, undoText);
     rememberUserPreset(path, lists);
@@ -896,27 +575,25 @@ bool OpListEditor::exportFile(const QString& path) {
     if (!m_settings) {
         return false;
     }
-    auto fail = [this](const QString& message) {
-        showMessage(message, MessageKind::Error);
-        emit errorOccurred(message);
-        return false;
-    };
     const AmpLists& lists = m_settings->options().lists;
     // The schema wants a parameter per row; a row just added may not have one yet.
     for (const ConditionalFp32Op& row : lists.conditionalFp32Ops) {
         if (row.param.empty()) {
-            return fail(tr("Cannot export: the conditional FP32 row of %1 has no parameter.")
+            reportError(tr("Cannot export: the conditional FP32 row of %1 has no parameter.")
                             .arg(QString::fromStdString(row.op)));
+            return false;
         }
     }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
-        return fail(tr("Cannot export to %1: %2").arg(path, file.errorString()));
+        reportError(tr("Cannot export to %1: %2").arg(path, file.errorString()));
+        return false;
     }
     const std::string json = lists.toJson() + "\n";
     file.write(json.data(), qint64(json.size()));
     if (!file.commit()) {
-        return fail(tr("Cannot export to %1: %2").arg(path, file.errorString()));
+        reportError(tr("Cannot export to %1: %2").arg(path, file.errorString()));
+        return false;
     }
     rememberUserPreset(path, lists);
     showMessage(tr("Exported the lists to %1.").arg(QFileInfo(path).fileName()), MessageKind::Info);

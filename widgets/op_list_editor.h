@@ -1,8 +1,10 @@
 #pragma once
-// The op-list editor (the content of a dock): target dtype, mode, cast-optional-params, presets,
-// import/export, and the five lists plus the excluded nodes, each page titled with its count.
-// It shows a ConversionSettings and edits only through it, so every edit is undoable and the
-// editor never holds its own copy of the truth: it refreshes from the settings on changed().
+// The op-list editor (the content of a dock): the conversion choices and presets on top, a filter,
+// the pages (the four op lists, conditional FP32, excluded nodes, each titled with its count), the
+// add / move / remove bar and a message line. It shows a ConversionSettings and edits only through
+// it, so every edit is undoable and the editor never holds its own copy of the truth: it refreshes
+// from the settings on changed(). The parts are views; what an edit does, and what it says about
+// it, is decided here.
 
 #include <QPointer>
 #include <QStringList>
@@ -12,28 +14,21 @@
 
 #include "amp/amp_lists.h"
 #include "conversion_settings.h"
+#include "op_list_page.h"
 
 class ConditionalFp32Model;
+class ConversionChoicesPanel;
+class OpListEditBar;
 class OpListModel;
+class OpListPages;
 class QAbstractItemView;
-class QCheckBox;
-class QComboBox;
-class QCompleter;
 class QLabel;
 class QLineEdit;
-class QListView;
-class QMenu;
-class QPushButton;
-class QSortFilterProxyModel;
-class QStringListModel;
-class QTableView;
-class QToolBox;
 
 class OpListEditor : public QWidget {
     Q_OBJECT
 public:
-    // The pages of the editor, in order: the four op lists (as OpList), conditional, excluded.
-    enum class Page { Target, Fp32, Widest, Neutral, Conditional, Excluded };
+    using Page = OpListPage;
 
     explicit OpListEditor(ConversionSettings* settings = nullptr, QWidget* parent = nullptr);
 
@@ -66,8 +61,8 @@ public:
 
     // The models behind the pages (tests, and the main window's counts).
     OpListModel* opListModel(OpList list) const;
-    ConditionalFp32Model* conditionalModel() const { return m_conditionalModel; }
-    OpListModel* excludedModel() const { return m_excludedModel; }
+    ConditionalFp32Model* conditionalModel() const;
+    OpListModel* excludedModel() const;
 
     // The message shown under the lists ("" when none).
     QString message() const;
@@ -82,61 +77,34 @@ private:
     enum class MessageKind { Info, Warning, Error };
 
     void buildUi();
-    QListView* makeListView(QSortFilterProxyModel* proxy, const QString& objectName);
     void refresh();
-    void updateTitles();
-    void updatePresetCombo();
+    void updatePresets();
+    void updateEditBar();
     void updateActions();
-    void updateAddField();
     void showMessage(const QString& text, MessageKind kind);
     void clearMessage();
+    void reportError(const QString& message);  // shown as an error, and errorOccurred
 
     void addOp(const QString& op, OpList to);
     void addConditional(const QString& text);
     void addExcluded(const QString& name);
-    void presetActivated(int index);
+    void selectName(Page page, const QString& name);
+    void applyBuiltinPreset(ampstudio::DType dtype, const QString& name);
+    void applyUserPreset(const QString& path, const QString& name);
     void chooseImport();
     void chooseExport();
     bool loadListsFile(const QString& path, const QString& undoText);
     void rememberUserPreset(const QString& path, const ampstudio::AmpLists& lists);
-    void filterChanged(const QString& text);
     void showContextMenu(QAbstractItemView* view, const QPoint& pos);
-    void selectName(Page page, const QString& name);
-
-    QAbstractItemView* viewOf(Page page) const;
     QStringList selectedNames() const;  // of the current op-list or excluded page
-    std::vector<int> selectedConditionalRows() const;
 
     QPointer<ConversionSettings> m_settings;
 
-    QComboBox* m_dtypeCombo = nullptr;
-    QComboBox* m_modeCombo = nullptr;
-    QCheckBox* m_castOptionalCheck = nullptr;
-    QComboBox* m_presetCombo = nullptr;
-    QPushButton* m_importButton = nullptr;
-    QPushButton* m_exportButton = nullptr;
+    ConversionChoicesPanel* m_choices = nullptr;
     QLineEdit* m_filterEdit = nullptr;
-    QToolBox* m_toolBox = nullptr;
-    QLineEdit* m_addEdit = nullptr;
-    QPushButton* m_addButton = nullptr;
-    QPushButton* m_removeButton = nullptr;
-    QPushButton* m_moveButton = nullptr;
-    QMenu* m_moveMenu = nullptr;
+    OpListPages* m_pages = nullptr;
+    OpListEditBar* m_editBar = nullptr;
     QLabel* m_messageLabel = nullptr;
-
-    OpListModel* m_opModels[4] = {};
-    QSortFilterProxyModel* m_opProxies[4] = {};
-    QListView* m_opViews[4] = {};
-    ConditionalFp32Model* m_conditionalModel = nullptr;
-    QSortFilterProxyModel* m_conditionalProxy = nullptr;
-    QTableView* m_conditionalView = nullptr;
-    OpListModel* m_excludedModel = nullptr;
-    QSortFilterProxyModel* m_excludedProxy = nullptr;
-    QListView* m_excludedView = nullptr;
-
-    QCompleter* m_completer = nullptr;
-    QStringListModel* m_opNamesModel = nullptr;
-    QStringListModel* m_nodeNamesModel = nullptr;
 
     QStringList m_userPresets;
     std::map<QString, ampstudio::AmpLists> m_userPresetLists;  // as last read, to recognise them

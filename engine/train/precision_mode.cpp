@@ -55,6 +55,17 @@ const std::vector<std::string>& precisionModeNames() {
     return names;
 }
 
+const std::vector<PrecisionMode>& allPrecisionModes() {
+    static const std::vector<PrecisionMode> modes = [] {
+        std::vector<PrecisionMode> v;
+        for (const ModeInfo& info : kModes) {
+            v.push_back(info.mode);
+        }
+        return v;
+    }();
+    return modes;
+}
+
 PrecisionMode parsePrecisionMode(std::string_view text) {
     for (const ModeInfo& info : kModes) {
         if (info.name == text) {

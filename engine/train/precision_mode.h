@@ -28,6 +28,8 @@ enum class PrecisionMode { Fp32, Amp, Fp16Master, Bf16, Bf16Master };
 std::string_view precisionModeName(PrecisionMode mode);
 PrecisionMode parsePrecisionMode(std::string_view text);
 const std::vector<std::string>& precisionModeNames();
+// Every mode, in the order above: the order a user is offered them in (the GUI's list, the CLI's help).
+const std::vector<PrecisionMode>& allPrecisionModes();
 
 DType precisionComputeDtype(PrecisionMode mode);  // F32, F16 or BF16
 bool precisionUsesMasterWeights(PrecisionMode mode);

@@ -75,6 +75,18 @@ class TestTrainer : public QObject {
     Q_OBJECT
 
 private slots:
+    void precisionModesInDisplayOrder() {
+        const std::vector<PrecisionMode> expected{PrecisionMode::Fp32, PrecisionMode::Amp, PrecisionMode::Fp16Master,
+                                                  PrecisionMode::Bf16, PrecisionMode::Bf16Master};
+        QVERIFY(allPrecisionModes() == expected);
+        // One name per mode, in the same order, and each parses back to its mode.
+        QCOMPARE(precisionModeNames().size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            QCOMPARE(precisionModeNames()[i], std::string(precisionModeName(expected[i])));
+            QVERIFY(parsePrecisionMode(precisionModeNames()[i]) == expected[i]);
+        }
+    }
+
     void everyModeLearnsBlobs_data() {
         QTest::addColumn<QString>("mode");
         for (const std::string& m : precisionModeNames()) {
