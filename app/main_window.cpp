@@ -3,7 +3,6 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
@@ -28,8 +27,10 @@
 
 #include "app_settings.h"
 #include "conversion_workspace.h"
-#include "graph_legend.h"
+#include "formats/model_file.h"
+#include "graph_comparison.h"
 #include "graph_view.h"
+#include "node_context_menu.h"
 #include "node_inspector.h"
 #include "op_list_editor.h"
 #include "preferences_dialog.h"
@@ -40,17 +41,12 @@ using namespace ampstudio;
 namespace {
 
 constexpr int kMaxRecentFiles = 8;
-// Below this zoom the views draw the overview (no shapes, no text).
-constexpr double kLegibleZoom = 0.25;
 
 QString byteSize(uint64_t bytes) { return QLocale().formattedDataSize(static_cast<qint64>(bytes)); }
 
 QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
-bool isModelFile(const QString& path) {
-    return path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) ||
-           path.endsWith(QLatin1String(".params"), Qt::CaseInsensitive);
-}
+bool isModelFile(const QString& path) { return isModelFileName(std::filesystem::path(path.toStdU16String())); }
 
 QString localModelFile(const QMimeData* mime) {
     if (!mime || !mime->hasUrls()) {
@@ -72,19 +68,6 @@ int indexOfNode(const Graph& graph, const std::string& name) {
     return -1;
 }
 
-// A pane: a one-line header over a graph view.
-QWidget* makePane(QLabel* header, GraphView* view, QWidget* parent) {
-    auto* pane = new QWidget(parent);
-    auto* layout = new QVBoxLayout(pane);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
-    header->setContentsMargins(6, 4, 6, 0);
-    header->setTextFormat(Qt::RichText);
-    layout->addWidget(header);
-    layout->addWidget(view, 1);
-    return pane;
-}
-
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_workspace(new ConversionWorkspace(this)) {
@@ -99,7 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_workspace(new C
     statusBar()->addPermanentWidget(m_countsLabel);
 
     // Node sizes follow the fonts the views draw with.
-    const QFont font = m_afterView->font();
+    const QFont font = m_comparison->afterView()->font();
     QFont bold = font;
     bold.setBold(true);
     NodeTextMetrics metrics;
@@ -117,63 +100,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_workspace(new C
     readSettings();
 }
 
-MainWindow::~MainWindow() {
-    // The views outlive this object's members while QWidget destroys its children: silence them
-    // so that no synchronisation slot runs on a half-destroyed window.
-    m_beforeView->blockSignals(true);
-    m_afterView->blockSignals(true);
-}
+MainWindow::~MainWindow() = default;
+
+GraphView* MainWindow::beforeView() const { return m_comparison->beforeView(); }
+GraphView* MainWindow::afterView() const { return m_comparison->afterView(); }
 
 void MainWindow::createViews() {
-    m_beforeView = new GraphView(this);
-    m_afterView = new GraphView(this);
-    m_beforeView->setObjectName(QStringLiteral("beforeView"));
-    m_afterView->setObjectName(QStringLiteral("afterView"));
-    m_beforeHeader = new QLabel(this);
-    m_afterHeader = new QLabel(this);
-    m_beforePane = makePane(m_beforeHeader, m_beforeView, this);
-    m_afterPane = makePane(m_afterHeader, m_afterView, this);
-    m_splitter = new QSplitter(Qt::Horizontal, this);
-    m_splitter->setObjectName(QStringLiteral("viewSplitter"));
-    m_splitter->addWidget(m_beforePane);
-    m_splitter->addWidget(m_afterPane);
-    m_splitter->setChildrenCollapsible(false);
-    // The legend once, under both views: the colours mean the same in each.
-    m_legend = new GraphLegend(this);
-    auto* central = new QWidget(this);
-    auto* centralLayout = new QVBoxLayout(central);
-    centralLayout->setContentsMargins(0, 0, 0, 0);
-    centralLayout->setSpacing(0);
-    centralLayout->addWidget(m_splitter, 1);
-    centralLayout->addWidget(m_legend);
-    setCentralWidget(central);
-
-    // Zoom and scroll follow each other; m_syncing breaks the loop the echo would make.
-    const auto syncZoom = [this](GraphView* to) {
-        return [this, to](double zoom) {
-            if (m_syncing) return;
-            m_syncing = true;
-            to->setZoom(zoom);
-            m_syncing = false;
-        };
-    };
-    const auto syncScroll = [this](GraphView* to) {
-        return [this, to](QPointF centre) {
-            if (m_syncing) return;
-            m_syncing = true;
-            to->centreOn(centre);
-            m_syncing = false;
-        };
-    };
-    // The receiving view is the context: a view being destroyed never reaches its deleted twin.
-    connect(m_beforeView, &GraphView::zoomChanged, m_afterView, syncZoom(m_afterView));
-    connect(m_afterView, &GraphView::zoomChanged, m_beforeView, syncZoom(m_beforeView));
-    connect(m_beforeView, &GraphView::viewportMoved, m_afterView, syncScroll(m_afterView));
-    connect(m_afterView, &GraphView::viewportMoved, m_beforeView, syncScroll(m_beforeView));
-    connect(m_beforeView, &GraphView::nodeSelected, this, [this](const QString& name) { selectInBoth(name, m_beforeView); });
-    connect(m_afterView, &GraphView::nodeSelected, this, [this](const QString& name) { selectInBoth(name, m_afterView); });
-    connect(m_beforeView, &GraphView::nodeContextMenuRequested, this, &MainWindow::showNodeContextMenu);
-    connect(m_afterView, &GraphView::nodeContextMenuRequested, this, &MainWindow::showNodeContextMenu);
+    m_comparison = new GraphComparison(this);
+    setCentralWidget(m_comparison);
+    connect(m_comparison, &GraphComparison::nodeSelected, this, [this](const QString& name, bool inAfter) {
+        m_selectedName = name;
+        m_selectedInAfter = inAfter;
+        updateInspector();
+    });
+    connect(m_comparison, &GraphComparison::nodeContextMenuRequested, this, &MainWindow::showNodeContextMenu);
 }
 
 void MainWindow::createDocks() {
@@ -196,9 +136,8 @@ void MainWindow::createDocks() {
     addDockWidget(Qt::RightDockWidgetArea, m_inspectorDock);
     splitDockWidget(m_editorDock, m_inspectorDock, Qt::Vertical);
     resizeDocks({m_editorDock, m_inspectorDock}, {3, 2}, Qt::Vertical);
-    connect(m_inspector, &NodeInspector::nodeActivated, this, [this](const QString& name) {
-        selectInBoth(name, m_selectedInAfter ? m_afterView : m_beforeView);
-    });
+    connect(m_inspector, &NodeInspector::nodeActivated, this,
+            [this](const QString& name) { m_comparison->selectNode(name, m_selectedInAfter); });
 
     // The training monitor under the graphs: it trains the open model, or its current conversion.
     m_training = new TrainingMonitor(this);
@@ -237,9 +176,11 @@ void MainWindow::createActions() {
     m_saveAction = save;
     QAction* report = file->addAction(tr("Export &Report…"), this, &MainWindow::exportReport);
     report->setStatusTip(tr("Write the conversion report (every decision and cast) as JSON"));
-    QAction* exportBefore = file->addAction(tr("Export &Original View…"), this, [this] { exportView(m_beforeView); });
+    QAction* exportBefore =
+        file->addAction(tr("Export &Original View…"), this, [this] { exportView(m_comparison->beforeView()); });
     exportBefore->setStatusTip(tr("Save the original graph as a PNG or SVG image"));
-    QAction* exportAfter = file->addAction(tr("Export &Converted View…"), this, [this] { exportView(m_afterView); });
+    QAction* exportAfter =
+        file->addAction(tr("Export &Converted View…"), this, [this] { exportView(m_comparison->afterView()); });
     exportAfter->setStatusTip(tr("Save the converted graph as a PNG or SVG image"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
@@ -274,26 +215,22 @@ void MainWindow::createActions() {
 
     // --- View ---
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    QAction* fit = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")), tr("&Fit to View"), this, [this] {
-        m_afterView->fitToView();
-    });
+    QAction* fit = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")), tr("&Fit to View"),
+                                   m_comparison, &GraphComparison::fitToView);
     fit->setShortcut(Qt::CTRL | Qt::Key_0);
     fit->setStatusTip(tr("Zoom so that the whole graph is visible"));
-    QAction* zoomIn = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-in")), tr("Zoom &In"), this,
-                                      [this] { m_afterView->zoomIn(); });
+    QAction* zoomIn = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-in")), tr("Zoom &In"), m_comparison,
+                                      &GraphComparison::zoomIn);
     zoomIn->setShortcut(QKeySequence::ZoomIn);
-    QAction* zoomOut = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-out")), tr("Zoom &Out"), this,
-                                       [this] { m_afterView->zoomOut(); });
+    QAction* zoomOut = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-out")), tr("Zoom &Out"), m_comparison,
+                                       &GraphComparison::zoomOut);
     zoomOut->setShortcut(QKeySequence::ZoomOut);
-    QAction* actualSize = view->addAction(tr("&Actual Size"), this, [this] { m_afterView->resetZoom(); });
+    QAction* actualSize = view->addAction(tr("&Actual Size"), m_comparison, &GraphComparison::resetZoom);
     actualSize->setShortcut(Qt::CTRL | Qt::Key_1);
     view->addSeparator();
     m_paneGroup = new QActionGroup(this);
     const auto addPaneAction = [&](const QString& text, const QKeySequence& key, bool before, bool after) {
-        QAction* action = view->addAction(text, this, [this, before, after] {
-            m_beforePane->setVisible(before);
-            m_afterPane->setVisible(after);
-        });
+        QAction* action = view->addAction(text, this, [this, before, after] { m_comparison->showPanes(before, after); });
         action->setCheckable(true);
         action->setShortcut(key);
         m_paneGroup->addAction(action);
@@ -336,11 +273,10 @@ void MainWindow::createActions() {
     m_searchField->setStatusTip(tr("Search both graphs; Enter jumps to the next match"));
     tools->addWidget(m_searchField);
     connect(m_searchField, &QLineEdit::textChanged, this, [this](const QString& text) {
-        const int before = m_beforeView->findNodes(text);
-        const int after = m_afterView->findNodes(text);
+        const GraphComparison::Matches matches = m_comparison->findNodes(text);
         if (!text.isEmpty()) {
-            statusBar()->showMessage(tr("%n match(es) in the converted graph", nullptr, after) +
-                                         tr(", %n in the original", nullptr, before),
+            statusBar()->showMessage(tr("%n match(es) in the converted graph", nullptr, matches.after) +
+                                         tr(", %n in the original", nullptr, matches.before),
                                      4000);
         }
     });
@@ -450,19 +386,17 @@ void MainWindow::showSnapshot() {
     if (!snapshot) {
         return;
     }
-    const bool firstOfDocument = m_beforeView->drawing().nodes.isEmpty() || snapshot->before.nodes.size() !=
-                                                                               m_beforeView->drawing().nodes.size();
-    m_beforeView->setDrawing(snapshot->before);
-    m_afterView->setDrawing(snapshot->after);
-    m_beforeHeader->setText(tr("<b>Original</b> — %n node(s)", nullptr, int(snapshot->source->size())));
+    const QString beforeHeader = tr("<b>Original</b> — %n node(s)", nullptr, int(snapshot->source->size()));
+    QString afterHeader;
     if (snapshot->conversion) {
         const auto& report = snapshot->conversion->report;
-        m_afterHeader->setText(tr("<b>Converted</b> to %1, %2 mode — %n node(s)", nullptr, int(report.nodesAfter))
-                                   .arg(fromStd(dtypeName(report.targetDtype)), fromStd(conversionModeName(report.mode))));
+        afterHeader = tr("<b>Converted</b> to %1, %2 mode — %n node(s)", nullptr, int(report.nodesAfter))
+                          .arg(fromStd(dtypeName(report.targetDtype)), fromStd(conversionModeName(report.mode)));
     } else {
-        m_afterHeader->setText(tr("<b>Converted</b> — <span style='color:#c0392b'>cannot convert: %1</span>")
-                                   .arg(snapshot->error.toHtmlEscaped()));
+        afterHeader = tr("<b>Converted</b> — <span style='color:#c0392b'>cannot convert: %1</span>")
+                          .arg(snapshot->error.toHtmlEscaped());
     }
+    const bool firstOfDocument = m_comparison->setDrawings(snapshot->before, snapshot->after, beforeHeader, afterHeader);
     m_countsLabel->setText(countsText());
     // A conversion MXNet could not bind is shown but never saved; the reason stays in the status bar.
     const bool valid = snapshot->conversion && snapshot->conversion->report.dtypeCheck.passed;
@@ -471,47 +405,12 @@ void MainWindow::showSnapshot() {
                                  ? QString()
                                  : tr("Cannot save: %1").arg(fromStd(snapshot->conversion->report.dtypeCheck.message)));
     if (firstOfDocument) {
-        showStartOfGraph();
+        m_comparison->showStartOfGraph();
     }
     if (!m_selectedName.isEmpty()) {
-        m_syncing = true;
-        m_beforeView->selectNode(m_selectedName, false);
-        m_afterView->selectNode(m_selectedName, false);
-        m_syncing = false;
+        m_comparison->restoreSelection(m_selectedName);
     }
     updateInspector();
-}
-
-// The whole graph when it fits legibly; a deep network (thousands of layers) fitted whole is a
-// hairline, so it opens at the top instead, as wide as the view allows but never below the zoom at
-// which node shapes are still drawn.
-void MainWindow::showStartOfGraph() {
-    const QRectF bounds = m_afterView->drawing().bounds;
-    const QSizeF viewport = m_afterView->viewport()->size();
-    if (bounds.isEmpty() || viewport.isEmpty()) {
-        m_afterView->fitToView();
-        return;
-    }
-    const double fitWhole = std::min(viewport.width() / bounds.width(), viewport.height() / bounds.height());
-    if (fitWhole >= kLegibleZoom) {
-        m_afterView->fitToView();
-        return;
-    }
-    const double zoom = std::clamp(viewport.width() / bounds.width(), kLegibleZoom, 1.0);
-    m_afterView->setZoom(zoom);
-    // Centred on the nodes of the first screenful, top aligned.
-    const double visibleHeight = viewport.height() / zoom;
-    double left = bounds.right();
-    double right = bounds.left();
-    for (const DrawnNode& node : m_afterView->drawing().nodes) {
-        if (node.centre.y() < bounds.top() + visibleHeight) {
-            left = std::min(left, node.centre.x());
-            right = std::max(right, node.centre.x());
-        }
-    }
-    const QPointF centre(left <= right ? (left + right) / 2 : bounds.center().x(), bounds.top() + visibleHeight / 2);
-    m_afterView->centreOn(centre);
-    m_beforeView->centreOn(centre);
 }
 
 QString MainWindow::countsText() const {
@@ -544,20 +443,6 @@ QString MainWindow::countsText() const {
 
 void MainWindow::showBusy(bool busy) { m_busyLabel->setText(busy ? tr("Converting…") : QString()); }
 
-void MainWindow::selectInBoth(const QString& name, GraphView* from) {
-    if (m_syncing) {
-        return;
-    }
-    m_syncing = true;
-    m_selectedName = name;
-    m_selectedInAfter = from == m_afterView || !m_beforeView->hasNode(name);
-    from->selectNode(name, true);
-    GraphView* other = from == m_afterView ? m_beforeView : m_afterView;
-    other->selectNode(name, true);
-    m_syncing = false;
-    updateInspector();
-}
-
 void MainWindow::updateInspector() {
     const auto snapshot = m_workspace->snapshot();
     if (!snapshot || m_selectedName.isEmpty()) {
@@ -578,43 +463,10 @@ void MainWindow::updateInspector() {
 // --- node context menu ---
 
 QMenu* MainWindow::createNodeContextMenu(const QString& nodeName, QWidget* parent) {
-    auto* menu = new QMenu(parent);
-    ConversionSettings* settings = m_workspace->settings();
     const auto source = m_workspace->source();
     const int index = source ? indexOfNode(*source, nodeName.toStdString()) : -1;
     const Node* node = index >= 0 ? &source->nodes[std::size_t(index)] : nullptr;
-    const bool excluded = settings->options().excludedSymNames.count(nodeName.toStdString()) != 0;
-    QAction* exclude = menu->addAction(excluded ? tr("&Include “%1” in the conversion").arg(nodeName)
-                                                : tr("&Exclude “%1” (keep it in FP32)").arg(nodeName));
-    exclude->setObjectName(QStringLiteral("excludeNode"));
-    exclude->setEnabled(node != nullptr);  // casts exist only in the converted graph
-    connect(exclude, &QAction::triggered, this, [settings, nodeName, excluded] { settings->setExcluded(nodeName, !excluded); });
-
-    if (node && !node->isVariable()) {
-        const QString op = fromStd(node->op);
-        QMenu* move = menu->addMenu(tr("&Move “%1” to").arg(op));
-        move->setObjectName(QStringLiteral("moveOp"));
-        const OpList current = settings->listOf(op);
-        const std::pair<OpList, QString> targets[] = {
-            {OpList::Target, tr("&Target-dtype ops")}, {OpList::Fp32, tr("&FP32 ops")},
-            {OpList::Widest, tr("&Widest-type ops")},  {OpList::Neutral, tr("&Neutral ops")},
-            {OpList::None, tr("No &list")},
-        };
-        static const char* const kObjectNames[] = {"moveToTarget", "moveToFp32", "moveToWidest", "moveToNeutral",
-                                                   "moveToNone"};
-        int i = 0;
-        for (const auto& [list, text] : targets) {
-            QAction* action = move->addAction(text, this, [settings, op, list = list] { settings->moveOp(op, list); });
-            action->setObjectName(QLatin1String(kObjectNames[i++]));
-            action->setCheckable(true);
-            action->setChecked(list == current);
-            action->setEnabled(list != current);
-        }
-    }
-    menu->addSeparator();
-    QAction* copy = menu->addAction(tr("&Copy Name"), this, [nodeName] { QApplication::clipboard()->setText(nodeName); });
-    copy->setObjectName(QStringLiteral("copyName"));
-    return menu;
+    return new NodeContextMenu(nodeName, node, m_workspace->settings(), parent);
 }
 
 void MainWindow::showNodeContextMenu(const QString& name, const QPoint& globalPos) {
@@ -669,7 +521,7 @@ void MainWindow::exportReport() {
 }
 
 void MainWindow::exportView(GraphView* view) {
-    const QString suffix = view == m_afterView ? QStringLiteral("-converted") : QStringLiteral("-original");
+    const QString suffix = view == m_comparison->afterView() ? QStringLiteral("-converted") : QStringLiteral("-original");
     QString filter;
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export Graph Image"), m_workspace->suggestedOutputPrefix() + suffix + QStringLiteral(".png"),
@@ -693,14 +545,8 @@ void MainWindow::search(bool backwards) {
     if (text.isEmpty()) {
         return;
     }
-    if (m_afterView->findNodes(text) == 0) {
+    if (!m_comparison->selectMatch(text, backwards)) {
         statusBar()->showMessage(tr("No node matches “%1”").arg(text), 4000);
-        return;
-    }
-    if (backwards) {
-        m_afterView->selectPreviousMatch();
-    } else {
-        m_afterView->selectNextMatch();
     }
 }
 
@@ -757,7 +603,7 @@ void MainWindow::readSettings() {
     QSettings settings;
     restoreGeometry(settings.value(settings::kGeometry).toByteArray());
     restoreState(settings.value(settings::kWindowState).toByteArray());
-    m_splitter->restoreState(settings.value(settings::kSplitterState).toByteArray());
+    m_comparison->restoreState(settings.value(settings::kSplitterState).toByteArray());
     updateRecentFilesMenu();
 }
 
@@ -765,7 +611,7 @@ void MainWindow::writeSettings() const {
     QSettings settings;
     settings.setValue(settings::kGeometry, saveGeometry());
     settings.setValue(settings::kWindowState, saveState());
-    settings.setValue(settings::kSplitterState, m_splitter->saveState());
+    settings.setValue(settings::kSplitterState, m_comparison->saveState());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

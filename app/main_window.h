@@ -7,7 +7,7 @@
 #include <QPointer>
 
 class ConversionWorkspace;
-class GraphLegend;
+class GraphComparison;
 class GraphView;
 class NodeInspector;
 class OpListEditor;
@@ -16,7 +16,6 @@ class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
-class QSplitter;
 class TrainingMonitor;
 
 class MainWindow : public QMainWindow {
@@ -33,8 +32,8 @@ public:
     bool openExample(int index);
 
     ConversionWorkspace* workspace() const { return m_workspace; }
-    GraphView* beforeView() const { return m_beforeView; }
-    GraphView* afterView() const { return m_afterView; }
+    GraphView* beforeView() const;
+    GraphView* afterView() const;
     NodeInspector* inspector() const { return m_inspector; }
     OpListEditor* listEditor() const { return m_listEditor; }
     TrainingMonitor* trainingMonitor() const { return m_training; }
@@ -62,10 +61,8 @@ private:
 
     void showDocument();
     void showSnapshot();
-    void showStartOfGraph();
     void showBusy(bool busy);
     void updateInspector();
-    void selectInBoth(const QString& name, GraphView* from);
     void showNodeContextMenu(const QString& name, const QPoint& globalPos);
 
     void chooseAndOpen();
@@ -82,13 +79,7 @@ private:
     void reportError(const QString& title, const QString& message);
 
     ConversionWorkspace* m_workspace;
-    GraphView* m_beforeView = nullptr;
-    GraphView* m_afterView = nullptr;
-    QLabel* m_beforeHeader = nullptr;
-    QLabel* m_afterHeader = nullptr;
-    QWidget* m_beforePane = nullptr;
-    QWidget* m_afterPane = nullptr;
-    QSplitter* m_splitter = nullptr;
+    GraphComparison* m_comparison = nullptr;
     OpListEditor* m_listEditor = nullptr;
     NodeInspector* m_inspector = nullptr;
     QDockWidget* m_editorDock = nullptr;
@@ -98,11 +89,9 @@ private:
     QAction* m_saveAction = nullptr;  // disabled while the conversion fails its dtype check
     QLabel* m_countsLabel = nullptr;
     QLabel* m_busyLabel = nullptr;
-    GraphLegend* m_legend = nullptr;
     QLineEdit* m_searchField = nullptr;
     QMenu* m_recentMenu = nullptr;
     QActionGroup* m_paneGroup = nullptr;
     QString m_selectedName;     // synchronised across both views
     bool m_selectedInAfter = false;  // the inspector shows the converted graph's node
-    bool m_syncing = false;     // guards the view synchronisation against feedback
 };

@@ -651,42 +651,6 @@
         <translation>Wird konvertiert…</translation>
     </message>
     <message>
-        <source>&amp;Include “%1” in the conversion</source>
-        <translation>„%1“ in die Konvertierung &amp;einbeziehen</translation>
-    </message>
-    <message>
-        <source>&amp;Exclude “%1” (keep it in FP32)</source>
-        <translation>„%1“ &amp;ausschließen (in FP32 belassen)</translation>
-    </message>
-    <message>
-        <source>&amp;Move “%1” to</source>
-        <translation>„%1“ &amp;verschieben nach</translation>
-    </message>
-    <message>
-        <source>&amp;Target-dtype ops</source>
-        <translation>&amp;Ziel-dtype-Ops</translation>
-    </message>
-    <message>
-        <source>&amp;FP32 ops</source>
-        <translation>&amp;FP32-Ops</translation>
-    </message>
-    <message>
-        <source>&amp;Widest-type ops</source>
-        <translation>Ops mit &amp;breitestem Typ</translation>
-    </message>
-    <message>
-        <source>&amp;Neutral ops</source>
-        <translation>&amp;Neutrale Ops</translation>
-    </message>
-    <message>
-        <source>No &amp;list</source>
-        <translation>&amp;Keine Liste</translation>
-    </message>
-    <message>
-        <source>&amp;Copy Name</source>
-        <translation>Namen &amp;kopieren</translation>
-    </message>
-    <message>
         <source>Save Converted Model</source>
         <translation>Konvertiertes Modell speichern</translation>
     </message>
@@ -1968,6 +1932,45 @@ skipped: the gradients overflowed</source>
     <message>
         <source>Start training with the saved training settings.</source>
         <translation>Das Training mit den gespeicherten Trainingseinstellungen starten.</translation>
+    </message>
+</context>
+<context>
+    <name>NodeContextMenu</name>
+    <message>
+        <source>&amp;Include “%1” in the conversion</source>
+        <translation>„%1“ in die Konvertierung &amp;einbeziehen</translation>
+    </message>
+    <message>
+        <source>&amp;Exclude “%1” (keep it in FP32)</source>
+        <translation>„%1“ &amp;ausschließen (in FP32 belassen)</translation>
+    </message>
+    <message>
+        <source>&amp;Move “%1” to</source>
+        <translation>„%1“ &amp;verschieben nach</translation>
+    </message>
+    <message>
+        <source>&amp;Target-dtype ops</source>
+        <translation>&amp;Ziel-dtype-Ops</translation>
+    </message>
+    <message>
+        <source>&amp;FP32 ops</source>
+        <translation>&amp;FP32-Ops</translation>
+    </message>
+    <message>
+        <source>&amp;Widest-type ops</source>
+        <translation>Ops mit &amp;breitestem Typ</translation>
+    </message>
+    <message>
+        <source>&amp;Neutral ops</source>
+        <translation>&amp;Neutrale Ops</translation>
+    </message>
+    <message>
+        <source>No &amp;list</source>
+        <translation>&amp;Keine Liste</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Name</source>
+        <translation>Namen &amp;kopieren</translation>
     </message>
 </context>
 </TS>

@@ -1,6 +1,8 @@
 #include "formats/model_file.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <fstream>
 
 #include "formats/atomic_file.h"
@@ -52,6 +54,19 @@ const ModelFormatHandler& sniff(const std::filesystem::path& file) {
 }  // namespace
 
 std::string_view modelFormatName(ModelFormat format) { return handlerFor(format).name; }
+
+bool isModelFileName(const std::filesystem::path& file) {
+    std::string name = file.filename().string();
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (const ModelFormatHandler* handler : handlers()) {
+        for (const std::string_view suffix : handler->suffixes) {
+            if (name.size() > suffix.size() && name.ends_with(suffix)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
 
 ModelFormat sniffModelFormat(const std::filesystem::path& file) { return sniff(file).format; }
 

@@ -26,6 +26,10 @@ enum class ModelFormat {
 // "MXNet symbol": for messages and `inspect`.
 std::string_view modelFormatName(ModelFormat format);
 
+// True when a registered format opens files named so (".json", ".params" ...; case-insensitive):
+// what a drop target accepts before anything is read.
+bool isModelFileName(const std::filesystem::path& file);
+
 // Where a document came from.
 struct ModelOrigin {
     ModelFormat format = ModelFormat::MxnetCheckpoint;

@@ -15,6 +15,7 @@ namespace ampstudio {
 struct ModelFormatHandler {
     ModelFormat format;
     std::string_view name;
+    std::span<const std::string_view> suffixes;  // the file name endings it opens, lower case
     // 0 when `file` (its name and its first bytes) is not this format's; higher is surer.
     int (*recognise)(const std::filesystem::path& file, std::span<const std::byte> head);
     // The files opening `file` reads (companions found as options say), nothing read yet.

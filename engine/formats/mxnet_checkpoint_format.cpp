@@ -16,6 +16,9 @@ namespace {
 // The first eight bytes of an NDArray list file (.params): MXNet's kMXAPINDArrayListMagic.
 constexpr uint64_t kNDArrayListMagic = 0x112;
 
+// A drop of either half opens the checkpoint.
+constexpr std::string_view kSuffixes[] = {".json", ".params"};
+
 int recognise(const std::filesystem::path& file, std::span<const std::byte> head) {
     if (head.size() >= sizeof(uint64_t)) {
         uint64_t magic = 0;
@@ -95,6 +98,7 @@ std::string stem(const ModelOrigin& origin) {
 const ModelFormatHandler& mxnetCheckpointFormat() {
     static const ModelFormatHandler handler{ModelFormat::MxnetCheckpoint,
                                             "MXNet symbol",
+                                            kSuffixes,
                                             recognise,
                                             locate,
                                             read,

@@ -65,6 +65,13 @@ private slots:
         QCOMPARE(modelStem(document.origin), (root / "net").string());
     }
 
+    void fileNamesADropAccepts() {
+        QVERIFY(isModelFileName("dir/resnet-symbol.json"));
+        QVERIFY(isModelFileName("RESNET-0012.PARAMS"));
+        QVERIFY(!isModelFileName("notes.txt"));
+        QVERIFY(!isModelFileName(".json"));  // a name, not only an ending
+    }
+
     void explicitParamsWithoutCompanions() {
         QTemporaryDir dir;
         const fs::path root = dir.path().toStdString();

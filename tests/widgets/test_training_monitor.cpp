@@ -126,8 +126,15 @@ private slots:
         QVERIFY(m.statusText().contains(QStringLiteral("samples/s")));
         QTest::mouseClick(child<QPushButton>(m, "trainingPause"), Qt::LeftButton);
         QCOMPARE(m.run()->state(), TrainingRun::State::Paused);
-        QTest::qWait(100);  // a step in flight finishes
-        const int64_t held = m.run()->stepsDone();
+        // A step in flight finishes (on a loaded machine that can take a while): the counter settles.
+        int64_t held = -1;
+        const auto settled = [&] {
+            const int64_t before = m.run()->stepsDone();
+            QTest::qWait(150);
+            held = m.run()->stepsDone();
+            return held == before;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(settled(), 5000);
         QTest::qWait(400);
         QCOMPARE(m.run()->stepsDone(), held);
         QCOMPARE(child<QPushButton>(m, "trainingPause")->text(), QStringLiteral("&Resume"));
