@@ -23,6 +23,16 @@ void ampstudio::cli::resolveCheckpoint(std::filesystem::path& symbol, std::optio
 
 namespace {
 
+// The model a subcommand reads: a symbol file (or its .params), and the parameters beside it unless
+// --params names others or --no-params none.
+template <typename Args>
+void addModelArguments(CLI::App* command, Args& args, const std::string& symbolHelp, const std::string& paramsHelp,
+                       const std::string& noParamsHelp = "Ignore parameter files beside the symbol") {
+    command->add_option("symbol", args.symbol, symbolHelp)->required();
+    command->add_option("--params", args.params, paramsHelp);
+    command->add_flag("--no-params", args.noParams, noParamsHelp);
+}
+
 // The conversion's options, the same for every subcommand that converts.
 void addConversionOptions(CLI::App* command, ConvertArgs& args) {
     command->add_option("--target-dtype", args.targetDtype, "float16 or bfloat16 (default: the lists', else float16)")
@@ -52,9 +62,8 @@ int main(int argc, char** argv) {
 
     ConvertArgs convert;
     CLI::App* convertCmd = app.add_subcommand("convert", "Insert amp_cast/amp_multicast nodes as MXNet's AMP pass does");
-    convertCmd->add_option("symbol", convert.symbol, "MXNet symbol file (*-symbol.json), or its *-NNNN.params")->required();
-    convertCmd->add_option("--params", convert.params, "MXNet parameter file (default: the newest PREFIX-NNNN.params beside the symbol)");
-    convertCmd->add_flag("--no-params", convert.noParams, "Ignore parameter files beside the symbol");
+    addModelArguments(convertCmd, convert, "MXNet symbol file (*-symbol.json), or its *-NNNN.params",
+                      "MXNet parameter file (default: the newest PREFIX-NNNN.params beside the symbol)");
     convertCmd->add_option("--output", convert.outputPrefix, "Writes PREFIX-symbol.json (and PREFIX-0000.params)")
         ->required();
     addConversionOptions(convertCmd, convert);
@@ -62,9 +71,8 @@ int main(int argc, char** argv) {
 
     InspectArgs inspect;
     CLI::App* inspectCmd = app.add_subcommand("inspect", "Print a model's nodes, operators, inputs, outputs, parameters");
-    inspectCmd->add_option("symbol", inspect.symbol, "MXNet symbol file (*-symbol.json), or its *-NNNN.params")->required();
-    inspectCmd->add_option("--params", inspect.params, "MXNet parameter file (default: the newest PREFIX-NNNN.params beside the symbol)");
-    inspectCmd->add_flag("--no-params", inspect.noParams, "Ignore parameter files beside the symbol");
+    addModelArguments(inspectCmd, inspect, "MXNet symbol file (*-symbol.json), or its *-NNNN.params",
+                      "MXNet parameter file (default: the newest PREFIX-NNNN.params beside the symbol)");
     inspectCmd->add_flag("--json", inspect.json, "Machine-readable output");
     inspectCmd->add_option("--node", inspect.node,
                            "Show one node as the GUI's inspector does: its precision, rule and reason under the "
@@ -73,10 +81,9 @@ int main(int argc, char** argv) {
 
     CompareArgs compare;
     CLI::App* compareCmd = app.add_subcommand("compare", "Run a model and its conversion on the same inputs; report the error");
-    compareCmd->add_option("symbol", compare.symbol, "The original MXNet symbol file")->required();
+    addModelArguments(compareCmd, compare, "The original MXNet symbol file",
+                      "Parameters of the original (default: beside the symbol; else initialised from --seed)");
     compareCmd->add_option("converted", compare.converted, "The converted symbol file (convert's PREFIX-symbol.json)")->required();
-    compareCmd->add_option("--params", compare.params, "Parameters of the original (default: beside the symbol; else initialised from --seed)");
-    compareCmd->add_flag("--no-params", compare.noParams, "Ignore parameter files beside the symbol");
     compareCmd->add_option("--input", compare.inputs, "An input and its shape, filled with seeded uniform(0,1): NAME=SHAPE (repeatable)");
     compareCmd->add_option("--data", compare.data, "Images for the data input: fashion-mnist (its test set) or an IDX images file");
     compareCmd->add_option("--samples", compare.samples, "How many images from --data (default 64)");
@@ -89,9 +96,8 @@ int main(int argc, char** argv) {
     ConvertArgs& tc = tune.conversion;
     CLI::App* tuneCmd = app.add_subcommand(
         "tune", "Find a small set of nodes to keep in float32 for a tolerance; write that conversion");
-    tuneCmd->add_option("symbol", tc.symbol, "MXNet symbol file (*-symbol.json), or its *-NNNN.params")->required();
-    tuneCmd->add_option("--params", tc.params, "Parameters (default: beside the symbol; else initialised from --seed)");
-    tuneCmd->add_flag("--no-params", tc.noParams, "Ignore parameter files beside the symbol");
+    addModelArguments(tuneCmd, tc, "MXNet symbol file (*-symbol.json), or its *-NNNN.params",
+                      "Parameters (default: beside the symbol; else initialised from --seed)");
     tuneCmd->add_option("--output", tc.outputPrefix, "Writes PREFIX-symbol.json, PREFIX-amp-lists.json (and PREFIX-0000.params)")
         ->required();
     tuneCmd->add_option("--input", tune.inputs, "A calibration input and its shape, seeded uniform(0,1): NAME=SHAPE (repeatable)");
@@ -108,9 +114,9 @@ int main(int argc, char** argv) {
 
     TrainArgs train;
     CLI::App* trainCmd = app.add_subcommand("train", "Train a model in fp32, amp, fp16-master, bf16 or bf16-master");
-    trainCmd->add_option("symbol", train.symbol, "MXNet symbol file (*-symbol.json), or its *-NNNN.params")->required();
-    trainCmd->add_option("--params", train.params, "Initial parameters (default: beside the symbol; else initialised from --seed)");
-    trainCmd->add_flag("--no-params", train.noParams, "Ignore parameter files beside the symbol: initialise from --seed");
+    addModelArguments(trainCmd, train, "MXNet symbol file (*-symbol.json), or its *-NNNN.params",
+                      "Initial parameters (default: beside the symbol; else initialised from --seed)",
+                      "Ignore parameter files beside the symbol: initialise from --seed");
     trainCmd->add_option("--data", train.data, "fashion-mnist | synthetic:regression|spirals|blobs | csv:FILE | idx:DIR")->required();
     trainCmd->add_option("--label-column", train.labelColumn, "The label column of a CSV file (default label)");
     trainCmd->add_option("--precision", train.precision, "fp32 (default), amp, fp16-master, bf16, bf16-master")

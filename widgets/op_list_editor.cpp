@@ -25,21 +25,13 @@
 #include "op_list_pages.h"
 #include "op_list_view.h"
 #include "ops/mxnet_op_facts.h"
+#include "string_lists.h"
 
 using namespace ampstudio;
 
 namespace {
 
 constexpr int kMaxUserPresets = 10;
-
-QStringList toQStringList(const std::vector<std::string>& names) {
-    QStringList list;
-    list.reserve(qsizetype(names.size()));
-    for (const std::string& n : names) {
-        list << QString::fromStdString(n);
-    }
-    return list;
-}
 
 std::filesystem::path toPath(const QString& path) {
     return std::filesystem::path(QFile::encodeName(path).toStdString());

@@ -4,19 +4,11 @@
 #include "conditional_fp32_view.h"
 #include "op_list_model.h"
 #include "op_list_view.h"
+#include "string_lists.h"
 
 using namespace ampstudio;
 
 namespace {
-
-QStringList toQStringList(const std::vector<std::string>& names) {
-    QStringList list;
-    list.reserve(qsizetype(names.size()));
-    for (const std::string& n : names) {
-        list << QString::fromStdString(n);
-    }
-    return list;
-}
 
 }  // namespace
 
