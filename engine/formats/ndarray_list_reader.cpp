@@ -9,36 +9,13 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "formats/atomic_file.h"
 #include "formats/load_error.h"
+#include "formats/ndarray_list_layout.h"
 
-// Layout as MXNet 1.x's NDArray::Save / NDArray::Load write and read it (src/ndarray/ndarray.cc), with
-// these choices where MXNet is silent or would misbehave:
-// - The reserved u64 after the list magic is ignored, as MXNet ignores it, and written as 0.
-// - Bytes after the names are an error: MXNet stops reading there, but no writer puts anything there,
-//   so they mean a damaged file or records we misread, and a silent partial load would hide that.
-// - A dim of 0 in a V2/V1/pre-V1 shape: MXNet's loader turns the shape into "unknown" and returns a
-//   none array right after the shape, but its writer wrote context, type and (empty) data for it. We
-//   follow the writer: read them and keep the stored dims, so the record stays an empty array.
-// - ndim -1 is "none" only in V3; V2 and V1 never write it and MXNet cannot load it there.
-// - Sparse records (row_sparse, csr) are densified into a dense record; they then save as dense V2.
-// - Errors inside a record name the array by index only: the names follow all the arrays.
 namespace ampstudio {
 namespace {
 
-// kMXAPINDArrayListMagic and NDARRAY_V1/V2/V3_MAGIC in MXNet.
-constexpr uint64_t kListMagic = 0x112;
-constexpr uint32_t kMagicV1 = 0xF993FAC8;
-constexpr uint32_t kMagicV2 = 0xF993FAC9;
-constexpr uint32_t kMagicV3 = 0xF993FACA;
-
-// MXNet's NDArrayStorageType numbering.
-constexpr int32_t kDefaultStorage = 0;
-constexpr int32_t kRowSparseStorage = 1;
-constexpr int32_t kCSRStorage = 2;
-
-// No real tensor comes near this; it bounds the dims a hostile ndim makes us read.
-constexpr std::size_t kMaxNDim = 32;
+using namespace ndarray_layout;
 
 // A sparse record's dense size is not backed by bytes in the file, so a few bytes could ask for
 // terabytes. Densify up to 64 x the input size, and at least 64 MiB: room for real sparse weights
@@ -54,40 +31,6 @@ std::string hex(uint64_t v) {
         v >>= 4;
     } while (v != 0);
     return "0x" + s;
-}
-
-std::string formatShape(std::span<const int64_t> dims) {
-    std::string s = "(";
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-        s += (i ? ", " : "") + std::to_string(dims[i]);
-    }
-    return s + (dims.size() == 1 ? ",)" : ")");
-}
-
-// Element count of a shape; nullopt for a negative dim or an int64 overflow. A zero dim makes the
-// count 0 whatever the other dims are, so the answer does not depend on their order.
-std::optional<int64_t> shapeProduct(std::span<const int64_t> dims) {
-    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) {
-        return std::nullopt;
-    }
-    if (std::find(dims.begin(), dims.end(), 0) != dims.end()) {
-        return 0;
-    }
-    int64_t n = 1;
-    for (const int64_t d : dims) {
-        if (__builtin_mul_overflow(n, d, &n)) {
-            return std::nullopt;
-        }
-    }
-    return n;
-}
-
-std::optional<int64_t> byteSize(int64_t count, DType t) {
-    int64_t bytes = 0;
-    if (__builtin_mul_overflow(count, static_cast<int64_t>(dtypeSize(t)), &bytes)) {
-        return std::nullopt;
-    }
-    return bytes;
 }
 
 // ---------------------------------------------------------------------------------------------- reading
@@ -422,76 +365,6 @@ NDArrayRecord readRecord(Cursor& in, uint64_t densifyLimit) {
     return rec;
 }
 
-// ---------------------------------------------------------------------------------------------- writing
-
-class ByteSink {
-public:
-    void reserve(std::size_t n) { m_out.reserve(n); }
-    void u32(uint32_t v) { littleEndian(v, 4); }
-    void i32(int32_t v) { littleEndian(static_cast<uint32_t>(v), 4); }
-    void u64(uint64_t v) { littleEndian(v, 8); }
-    void i64(int64_t v) { littleEndian(static_cast<uint64_t>(v), 8); }
-    void bytes(std::span<const std::byte> b) { m_out.insert(m_out.end(), b.begin(), b.end()); }
-    std::vector<std::byte> take() { return std::move(m_out); }
-
-private:
-    void littleEndian(uint64_t v, int n) {
-        for (int i = 0; i < n; ++i) {
-            m_out.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFF));
-        }
-    }
-
-    std::vector<std::byte> m_out;
-};
-
-[[noreturn]] void rejectRecord(std::size_t index, const NDArrayRecord& rec, const std::string& why) {
-    const std::string name = rec.name.empty() ? std::string() : " ('" + rec.name + "')";
-    throw std::invalid_argument("array " + std::to_string(index) + name + ": " + why);
-}
-
-void writeRecord(ByteSink& out, const NDArrayRecord& rec, std::size_t index) {
-    if (rec.isNone) {
-        if (!rec.shape.empty() || !rec.data.empty()) {
-            rejectRecord(index, rec, "a none array has no shape or data");
-        }
-        const bool v3 = rec.format == NDArrayRecordFormat::V3;
-        out.u32(v3 ? kMagicV3 : kMagicV2);
-        out.i32(kDefaultStorage);
-        out.i32(v3 ? -1 : 0);
-        return;
-    }
-    if (rec.shape.size() > kMaxNDim) {
-        rejectRecord(index, rec,
-                     "ndim " + std::to_string(rec.shape.size()) + " exceeds " + std::to_string(kMaxNDim));
-    }
-    const auto count = shapeProduct(rec.shape);
-    if (!count) {
-        rejectRecord(index, rec,
-                     "shape " + formatShape(rec.shape) + " has a negative dim or overflows int64");
-    }
-    if (dtypeSize(rec.dtype) == 0) {
-        rejectRecord(index, rec, "unknown dtype " + std::to_string(static_cast<int>(rec.dtype)));
-    }
-    const auto bytes = byteSize(*count, rec.dtype);
-    if (!bytes || static_cast<uint64_t>(*bytes) != rec.data.size()) {
-        rejectRecord(index, rec,
-                     "payload of " + std::to_string(rec.data.size()) + " bytes does not match shape " +
-                         formatShape(rec.shape) + " of " + std::string(dtypeName(rec.dtype)));
-    }
-    // V2's ndim 0 means none, so a scalar can only be written as V3, whatever it was read as.
-    const bool v3 = rec.format == NDArrayRecordFormat::V3 || rec.shape.empty();
-    out.u32(v3 ? kMagicV3 : kMagicV2);
-    out.i32(kDefaultStorage);
-    out.i32(static_cast<int32_t>(rec.shape.size()));
-    for (const int64_t d : rec.shape) {
-        out.i64(d);
-    }
-    out.i32(rec.devType);
-    out.i32(rec.devId);
-    out.i32(static_cast<int32_t>(rec.dtype));
-    out.bytes(rec.data);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------- records
@@ -599,47 +472,6 @@ NDArrayList readNDArrayListFile(const std::filesystem::path& path) {
         throw LoadError(source, "", "cannot read: the file changed size while being read");
     }
     return parseNDArrayList(bytes, source);
-}
-
-std::vector<std::byte> serializeNDArrayList(const NDArrayList& list) {
-    // Header, per-record fixed fields and the dims: a little over-estimated, so one allocation.
-    std::size_t estimate = 32 + list.payloadBytes();
-    for (const auto& a : list.arrays) {
-        estimate += 32 + 8 * a.shape.size() + 8 + a.name.size();
-    }
-    ByteSink out;
-    out.reserve(estimate);
-    out.u64(kListMagic);
-    out.u64(0);
-    out.u64(list.arrays.size());
-    for (std::size_t i = 0; i < list.arrays.size(); ++i) {
-        writeRecord(out, list.arrays[i], i);
-    }
-    if (!list.named) {
-        for (std::size_t i = 0; i < list.arrays.size(); ++i) {
-            if (!list.arrays[i].name.empty()) {
-                rejectRecord(i, list.arrays[i], "has a name but the list is unnamed");
-            }
-        }
-        out.u64(0);
-        return out.take();
-    }
-    out.u64(list.arrays.size());
-    for (const auto& a : list.arrays) {
-        out.u64(a.name.size());
-        out.bytes(std::as_bytes(std::span(a.name.data(), a.name.size())));
-    }
-    return out.take();
-}
-
-void writeNDArrayListFile(const std::filesystem::path& path, const NDArrayList& list) {
-    std::vector<std::byte> bytes;
-    try {
-        bytes = serializeNDArrayList(list);
-    } catch (const std::invalid_argument& e) {
-        throw SaveError("cannot save " + path.string() + ": " + e.what());
-    }
-    writeFileAtomically(path, bytes);
 }
 
 }  // namespace ampstudio
