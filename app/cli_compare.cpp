@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <sstream>
 
 #include "amp/converted_model.h"
@@ -44,8 +45,26 @@ nlohmann::json toJson(const TensorDifference& d) {
             {"reference_max_abs", d.referenceMaxAbs}};
 }
 
-void printDifference(const TensorDifference& d) {
-    std::cout << "  " << std::left << std::setw(36) << d.name << std::right << std::setw(14) << shapeString(d.shape)
+// Column widths that fit the longest name and shape of the rows printed (GluonCV's node names run
+// past 40 characters), so that a row's figures always line up under their headers.
+struct TableWidths {
+    int name = 36;
+    int shape = 14;
+};
+
+TableWidths tableWidths(std::span<const TensorDifference> a, std::span<const TensorDifference> b) {
+    TableWidths w;
+    for (auto rows : {a, b}) {
+        for (const TensorDifference& d : rows) {
+            w.name = std::max(w.name, static_cast<int>(d.name.size()) + 1);
+            w.shape = std::max(w.shape, static_cast<int>(shapeString(d.shape).size()) + 2);
+        }
+    }
+    return w;
+}
+
+void printDifference(const TensorDifference& d, const TableWidths& w) {
+    std::cout << "  " << std::left << std::setw(w.name) << d.name << std::right << std::setw(w.shape) << shapeString(d.shape)
               << std::setw(9) << dtypeName(d.convertedDtype) << std::scientific << std::setprecision(3)
               << std::setw(12) << d.maxAbsError << std::setw(12) << d.maxRelError << std::fixed << std::setprecision(6);
     if (std::isnan(d.cosine)) {
@@ -107,15 +126,17 @@ int runCompare(const CompareArgs& args) {
                           << '\n';
             }
         }
-        std::cout << "  " << std::left << std::setw(36) << "output" << std::right << std::setw(14) << "shape"
-                  << std::setw(9) << "dtype" << std::setw(12) << "max abs" << std::setw(12) << "max rel"
-                  << std::setw(11) << "cosine" << std::setw(8) << "inf/nan" << '\n';
-        for (const TensorDifference& d : result.outputs) printDifference(d);
         std::vector<TensorDifference> worst = result.nodes;
         std::stable_sort(worst.begin(), worst.end(),
                          [](const auto& a, const auto& b) { return a.maxRelError > b.maxRelError; });
+        worst.resize(std::min<std::size_t>(worst.size(), 10));
+        const TableWidths widths = tableWidths(result.outputs, worst);
+        std::cout << "  " << std::left << std::setw(widths.name) << "output" << std::right << std::setw(widths.shape) << "shape"
+                  << std::setw(9) << "dtype" << std::setw(12) << "max abs" << std::setw(12) << "max rel"
+                  << std::setw(11) << "cosine" << std::setw(8) << "inf/nan" << '\n';
+        for (const TensorDifference& d : result.outputs) printDifference(d, widths);
         std::cout << "nodes in both models: " << result.nodes.size() << "; largest relative errors:\n";
-        for (std::size_t i = 0; i < worst.size() && i < 10; ++i) printDifference(worst[i]);
+        for (const TensorDifference& d : worst) printDifference(d, widths);
         if (args.report) {
             nlohmann::json report{{"reference", args.symbol.string()},
                                   {"converted", args.converted.string()},
