@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -17,9 +18,62 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Largest finite value and smallest normal of a low-precision float dtype.
-double largestFinite(DType t) { return t == DType::BF16 ? 3.3895313892515355e38 : 65504.0; }
-double smallestNormal(DType t) { return t == DType::BF16 ? 1.1754943508222875e-38 : 6.103515625e-05; }
+// "1.2e+05" rather than iostream's six digits.
+std::string shortNumber(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", v);
+    return text;
+}
+
+std::string percent(double share) {
+    char text[32];
+    std::snprintf(text, sizeof text, share < 0.001 ? "%.2g %%" : "%.1f %%", 100.0 * share);
+    return text;
+}
+
+// Reductions whose sum runs in the node's dtype (MXNet's reduce ops; softmax and the norms sit on
+// the FP32 list by default, but a user may move them).
+bool isReduction(std::string_view op) {
+    static constexpr std::string_view kOps[] = {"sum", "mean", "prod", "nansum", "nanprod", "norm", "sum_axis",
+                                                "_npi_sum", "_npi_mean", "_npi_prod", "softmax", "log_softmax",
+                                                "SoftmaxActivation", "L2Normalization", "moments"};
+    return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
+// Why a node computing in `target` deserves a look, from its float32 range, its parameter inputs'
+// ranges and, for a reduction, how many elements each output value sums.
+std::vector<std::string> rangeWarnings(const RangeStats& s, DType target,
+                                       const std::vector<std::pair<std::string, double>>& paramMaxAbs,
+                                       int64_t reducedPerOutput) {
+    std::vector<std::string> w;
+    const std::string dtype(dtypeName(target));
+    const double top = dtypeLargestFinite(target);
+    if (s.beyondMax > 0.0) {
+        w.push_back("float32 values up to " + shortNumber(s.maxAbs) + " exceed " + dtype + "'s largest (" +
+                    shortNumber(top) + "): " + percent(s.beyondMax) + " become inf");
+    } else if (target == DType::F16 && s.maxAbs > kActivationWarningThreshold) {
+        w.push_back("activations up to " + shortNumber(s.maxAbs) + " pass " + shortNumber(kActivationWarningThreshold) +
+                    " (ModelOpt AutoCast's data_max): little headroom before float16's largest");
+    }
+    if (s.belowNormal >= 0.01) {
+        w.push_back(percent(s.belowNormal) + " of the non-zero values lie below " + dtype + "'s smallest normal (" +
+                    shortNumber(dtypeSmallestNormal(target)) + "): they lose digits or vanish");
+    }
+    for (const auto& [name, maxAbs] : paramMaxAbs) {
+        if (maxAbs > top) {
+            w.push_back("parameter '" + name + "' holds values up to " + shortNumber(maxAbs) + ", beyond " + dtype +
+                        "'s largest");
+        }
+    }
+    if (reducedPerOutput > kDeepReductionThreshold) {
+        w.push_back("a reduction over " + std::to_string(reducedPerOutput) + " elements per output in " + dtype +
+                    " (more than " + std::to_string(kDeepReductionThreshold) + ")");
+    }
+    if (s.nonFinite > 0) {
+        w.push_back("the float32 reference itself has " + std::to_string(s.nonFinite) + " inf/NaN here");
+    }
+    return w;
+}
 
 // NaN (undefined) counts as the worst value, so that nothing undefined meets a tolerance.
 double worst(double a, double b) {
@@ -73,10 +127,20 @@ std::string_view precisionMetricName(PrecisionMetric metric) {
     return "?";
 }
 
+double dtypeLargestFinite(DType t) { return t == DType::BF16 ? 3.3895313892515355e38 : 65504.0; }
+double dtypeSmallestNormal(DType t) { return t == DType::BF16 ? 1.1754943508222875e-38 : 6.103515625e-05; }
+
+int MagnitudeHistogram::binOf(int exponent) {
+    const int d = exponent - kLowestExponent;
+    const int bin = d >= 0 ? d / kOctavesPerBin : -((-d + kOctavesPerBin - 1) / kOctavesPerBin);  // floor
+    return std::clamp(bin, 0, kBins - 1);
+}
+
 RangeStats rangeStats(const std::vector<float>& values, DType target) {
     RangeStats s;
-    const double top = largestFinite(target);
-    const double normal = smallestNormal(target);
+    s.count = static_cast<int64_t>(values.size());
+    const double top = dtypeLargestFinite(target);
+    const double normal = dtypeSmallestNormal(target);
     int64_t finite = 0, beyond = 0, nonZero = 0, below = 0;
     for (float v : values) {
         if (!std::isfinite(v)) {
@@ -90,6 +154,11 @@ RangeStats rangeStats(const std::vector<float>& values, DType target) {
         if (a > 0.0) {
             ++nonZero;
             below += a < normal ? 1 : 0;
+            int exponent = 0;
+            std::frexp(a, &exponent);  // a = m * 2^exponent, m in [0.5, 1): floor(log2 a) = exponent - 1
+            ++s.histogram.bins[std::size_t(MagnitudeHistogram::binOf(exponent - 1))];
+        } else {
+            ++s.histogram.zeros;
         }
     }
     s.beyondMax = finite > 0 ? double(beyond) / double(finite) : 0.0;
@@ -216,20 +285,46 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
         sourceByName.emplace(source.nodes[n].name, n);
     }
     const Graph& converted = baseline.conversion.graph;
+    // What gets measured: every compute node the two graphs share (by name and op); those whose
+    // output is in the target dtype are the search's candidates, the rest inherit error only.
+    std::vector<std::pair<NodeId, NodeId>> measured;  // (converted, source)
     for (NodeId c = 0; c < converted.size(); ++c) {
         const Node& node = converted.nodes[c];
         const auto s = sourceByName.find(node.name);
-        if (node.isVariable() || s == sourceByName.end() || source.nodes[s->second].op != node.op ||
-            baseline.executor->entryValue({c, 0, 0}).dtype() != target) {
-            continue;  // only the nodes computing in the target dtype
+        if (!node.isVariable() && s != sourceByName.end() && source.nodes[s->second].op == node.op) {
+            measured.emplace_back(c, s->second);
         }
-        const Node& original = source.nodes[s->second];
+    }
+    bool measuring = true;
+    for (std::size_t m = 0; m < measured.size() && measuring; ++m) {
+        const auto [c, sourceId] = measured[m];
+        const Node& node = converted.nodes[c];
+        const Node& original = source.nodes[sourceId];
+        const bool inTarget = baseline.executor->entryValue({c, 0, 0}).dtype() == target;
         NodeErrorProfile p;
         p.name = node.name;
         p.op = node.op;
-        const std::vector<float> exact = downloadFloats(backend, reference->entryValue({s->second, 0, 0}));
+        const std::vector<float> exact = downloadFloats(backend, reference->entryValue({sourceId, 0, 0}));
         p.error = compareArrays(exact, downloadFloats(backend, baseline.executor->entryValue({c, 0, 0})));
         p.stats = rangeStats(exact, target);
+        if (!inTarget) {
+            result.float32Nodes.push_back(std::move(p));
+            measuring = !options.nodeProgress || options.nodeProgress(m + 1, measured.size());
+            continue;
+        }
+        std::vector<std::pair<std::string, double>> paramRanges;
+        for (const NodeEntry& in : original.inputs) {
+            const Node& producer = source.nodes[in.node];
+            if (producer.isVariable() && !options.conversion.dataNames.contains(producer.name)) {
+                paramRanges.emplace_back(producer.name, rangeStats(downloadFloats(backend, reference->entryValue(in)), target).maxAbs);
+            }
+        }
+        int64_t reduced = 0;
+        if (isReduction(node.op) && !original.inputs.empty()) {
+            const int64_t outSize = std::max<int64_t>(1, int64_t(exact.size()));
+            reduced = reference->entryValue(original.inputs[0]).size() / outSize;
+        }
+        p.warnings = rangeWarnings(p.stats, target, paramRanges, reduced);
         // Alone: the node's float32 inputs, cast as the converted model casts them.
         try {
             Graph g;
@@ -272,6 +367,11 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
             p.own.reset();  // an op that cannot run alone: ranked by its error in the model
         }
         result.nodes.push_back(std::move(p));
+        measuring = !options.nodeProgress || options.nodeProgress(m + 1, measured.size());
+    }
+    if (!measuring) {
+        stop = true;
+        result.stopped = true;
     }
     // Worst own error first (undefined = worst); then the error in the model; then graph order.
     auto rank = [](const NodeErrorProfile& p) {
@@ -287,6 +387,12 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
     });
     baseline.executor.reset();
     result.nodesSeconds = lap();
+    if (options.measureOnly || stop) {
+        result.value = result.attempts.front().value;
+        result.meets = result.attempts.front().meets;
+        result.conversion = std::move(baseline.conversion);
+        return result;
+    }
 
     std::vector<std::string> candidates;
     for (const NodeErrorProfile& p : result.nodes) {

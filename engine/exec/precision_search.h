@@ -13,6 +13,7 @@
 // many of the worst to exclude, then each chosen node dropped again where the tolerance still holds.
 // Every attempt is a real conversion (so the dtype check holds) run in full; the same inputs and
 // seed give the same set.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -39,14 +40,42 @@ enum class PrecisionMetric : uint8_t {
 std::optional<PrecisionMetric> precisionMetricFromName(std::string_view name);  // "max-rel", ...
 std::string_view precisionMetricName(PrecisionMetric metric);
 
+// How a float32 tensor's magnitudes spread over binary exponents: bin i counts the finite non-zero
+// values with floor(log2 |x|) in [kLowest + 2i, kLowest + 2i + 2); the first and last bins also take
+// everything below and above. Zeros are counted apart. Two octaves a bin from 2^-64 to 2^64 show
+// float16's whole range (2^-24 .. 2^16) and where bfloat16's ends lie beyond it.
+struct MagnitudeHistogram {
+    static constexpr int kLowestExponent = -64;
+    static constexpr int kOctavesPerBin = 2;
+    static constexpr int kBins = 64;
+    std::array<int64_t, kBins> bins{};
+    int64_t zeros = 0;
+
+    static int binOf(int exponent);                     // clamped to [0, kBins)
+    static int lowerExponent(int bin) { return kLowestExponent + kOctavesPerBin * bin; }
+};
+
 // A float32 tensor's range against a low-precision dtype.
 struct RangeStats {
     double maxAbs = 0.0;
     double beyondMax = 0.0;    // share of finite values whose magnitude exceeds the dtype's largest
     double belowNormal = 0.0;  // share of non-zero finite values below its smallest normal
     int64_t nonFinite = 0;
+    int64_t count = 0;         // every value, finite or not
+    MagnitudeHistogram histogram;
 };
 RangeStats rangeStats(const std::vector<float>& values, DType target);
+
+// The largest finite value and the smallest normal of float16 or bfloat16.
+double dtypeLargestFinite(DType t);
+double dtypeSmallestNormal(DType t);
+
+// ModelOpt AutoCast keeps a node in float32 when its activations pass `data_max` (512 by default);
+// the precision debugger warns at the same threshold, and measures instead of deciding by it.
+inline constexpr double kActivationWarningThreshold = 512.0;
+// A reduction over more elements than this accumulates in the low dtype at a loss (float16 adds
+// lose every bit below 2^-11 of the running sum).
+inline constexpr int64_t kDeepReductionThreshold = 4096;
 
 struct NodeErrorProfile {
     std::string name;
@@ -54,6 +83,10 @@ struct NodeErrorProfile {
     TensorDifference error;              // output 0 in the converted model against float32
     std::optional<TensorDifference> own;  // alone in the target dtype on float32 inputs
     RangeStats stats;                    // of its float32 output 0
+    // Range warnings in words, as ModelOpt AutoCast's reasons read: values beyond the dtype's
+    // largest, activations past kActivationWarningThreshold, values below the smallest normal, a
+    // parameter input beyond the dtype's largest, a deep reduction. Empty when nothing stands out.
+    std::vector<std::string> warnings;
 };
 
 struct SearchAttempt {
@@ -68,12 +101,21 @@ struct PrecisionSearchOptions {
     double tolerance = 1e-2;
     uint64_t seed = 1;        // parameters' initial values where no .params are given
     int maxAttempts = 64;     // conversions run by the search, the baseline included
+    // Stop after measuring (the float32 reference, the baseline, every node's figures): what the
+    // error view shows before anyone asks for a search.
+    bool measureOnly = false;
     // Called after every attempt; returning false stops the search (its best set so far stands).
     std::function<bool(const SearchAttempt&)> progress;
+    // Called as nodes are measured (done of total); returning false stops the measurement, and the
+    // result then holds the nodes measured so far and no search.
+    std::function<bool(std::size_t done, std::size_t total)> nodeProgress;
 };
 
 struct PrecisionSearchResult {
     std::vector<NodeErrorProfile> nodes;     // the target-dtype nodes, worst own error first
+    // The other compute nodes (output float32 in the converted model), in graph order: error they
+    // inherit only, no own error; what the error view colours downstream of the casts.
+    std::vector<NodeErrorProfile> float32Nodes;
     std::vector<std::string> fp32Nodes;   // the set found (excluded in `conversion`)
     std::vector<SearchAttempt> attempts;  // in order, the baseline (nothing excluded) first
     double value = 0.0;                   // the metric with fp32Nodes excluded

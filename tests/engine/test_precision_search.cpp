@@ -138,6 +138,97 @@ private slots:
         QVERIFY(stopped.stopped);
         QCOMPARE(stopped.attempts.size(), std::size_t(1));
     }
+
+    // Binary exponents two octaves a bin from 2^-64, zeros apart, the ends open.
+    void magnitudeHistogram() {
+        QCOMPARE(MagnitudeHistogram::binOf(-64), 0);
+        QCOMPARE(MagnitudeHistogram::binOf(-63), 0);
+        QCOMPARE(MagnitudeHistogram::binOf(-62), 1);
+        QCOMPARE(MagnitudeHistogram::binOf(-200), 0);
+        QCOMPARE(MagnitudeHistogram::binOf(0), 32);
+        QCOMPARE(MagnitudeHistogram::binOf(63), 63);
+        QCOMPARE(MagnitudeHistogram::binOf(500), 63);
+        QCOMPARE(MagnitudeHistogram::lowerExponent(32), 0);
+        // 1.0 and 3.9 are 2^0 and 2^1.96: bin 32; 4.0 is 2^2: bin 33; 0.5 is 2^-1: bin 31.
+        const RangeStats s = rangeStats({1.0f, 3.9f, 4.0f, 0.5f, 0.0f, -1.0f}, DType::F16);
+        QCOMPARE(s.histogram.bins[32], int64_t{3});
+        QCOMPARE(s.histogram.bins[33], int64_t{1});
+        QCOMPARE(s.histogram.bins[31], int64_t{1});
+        QCOMPARE(s.histogram.zeros, int64_t{1});
+        QCOMPARE(s.count, int64_t{6});
+    }
+
+    // What the error view shows before any search: every shared compute node measured (the
+    // target-dtype ones with their own error, the float32 ones with inherited error only), the
+    // baseline's figure, and no further attempt. Stopping from nodeProgress keeps what was measured.
+    void measureOnly() {
+        const Graph g = fragileExpGraph();
+        auto backend = makeBackend(BackendChoice::Cpu);
+        PrecisionSearchOptions o = fragileOptions();
+        o.measureOnly = true;
+        std::vector<std::size_t> progress;
+        std::size_t total = 0;
+        o.nodeProgress = [&](std::size_t done, std::size_t all) {
+            progress.push_back(done);
+            total = all;
+            return true;
+        };
+        const PrecisionSearchResult r = searchFloat32Set(g, nullptr, randomInput("data", {8, 8}, 3), *backend, o);
+        QCOMPARE(r.attempts.size(), std::size_t(1));
+        QVERIFY(!r.meets);
+        QVERIFY(r.fp32Nodes.empty());
+        QCOMPARE(r.nodes.front().name, std::string("exp0"));
+        // shift0, exp0, fc0, relu0, fc1 are shared compute nodes; all five are measured once each.
+        QCOMPARE(total, std::size_t(5));
+        QCOMPARE(progress.size(), total);
+        QCOMPARE(progress.back(), total);
+        QCOMPARE(r.nodes.size() + r.float32Nodes.size(), total);
+        for (const NodeErrorProfile& p : r.float32Nodes) {
+            QVERIFY(!p.own.has_value());
+        }
+        QVERIFY(r.conversion.report.dtypeCheck.passed);
+
+        o.nodeProgress = [](std::size_t done, std::size_t) { return done < 2; };
+        const PrecisionSearchResult cut = searchFloat32Set(g, nullptr, randomInput("data", {8, 8}, 3), *backend, o);
+        QVERIFY(cut.stopped);
+        QCOMPARE(cut.nodes.size() + cut.float32Nodes.size(), std::size_t(2));
+    }
+
+    // ModelOpt-style range warnings: values beyond float16's largest, activations past 512, values
+    // below the smallest normal, and a deep reduction, each with its reason.
+    void rangeWarnings() {
+        GraphBuilder b;
+        const NodeEntry data = b.addVariable("data");
+        const NodeEntry big = b.addOp("_mul_scalar", "big0", {data}, {{"scalar", "1000"}});
+        const NodeEntry huge = b.addOp("_mul_scalar", "huge0", {data}, {{"scalar", "100000"}});
+        const NodeEntry tiny = b.addOp("_mul_scalar", "tiny0", {data}, {{"scalar", "1e-7"}});
+        const NodeEntry total = b.addOp("sum", "sum0", {data}, {{"axis", "1"}});
+        const Graph g = b.finish({big, huge, tiny, total});
+        auto backend = makeBackend(BackendChoice::Cpu);
+        PrecisionSearchOptions o;
+        o.conversion.lists = AmpLists::defaults(DType::F16);
+        for (auto* list : {&o.conversion.lists.fp32Ops, &o.conversion.lists.widestDtypeOps}) {
+            list->erase(std::remove_if(list->begin(), list->end(),
+                                       [](const std::string& op) { return op == "_mul_scalar" || op == "sum"; }),
+                        list->end());
+        }
+        o.conversion.lists.targetDtypeOps.insert(o.conversion.lists.targetDtypeOps.end(), {"_mul_scalar", "sum"});
+        o.measureOnly = true;
+        const PrecisionSearchResult r = searchFloat32Set(g, nullptr, randomInput("data", {2, 5000}, 7), *backend, o);
+        auto warningsOf = [&](const std::string& name) {
+            for (const NodeErrorProfile& p : r.nodes) {
+                if (p.name == name) return p.warnings;
+            }
+            return std::vector<std::string>{"not measured"};
+        };
+        auto has = [](const std::vector<std::string>& w, const char* text) {
+            return std::any_of(w.begin(), w.end(), [&](const std::string& s) { return s.find(text) != std::string::npos; });
+        };
+        QVERIFY(has(warningsOf("big0"), "ModelOpt"));
+        QVERIFY(has(warningsOf("huge0"), "become inf"));
+        QVERIFY(has(warningsOf("tiny0"), "smallest normal"));
+        QVERIFY(has(warningsOf("sum0"), "reduction over 5000"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPrecisionSearch)
