@@ -1,6 +1,7 @@
 #pragma once
 // The inputs a model is run on by `compare` and `tune`: --input NAME=SHAPE (seeded uniform 0..1),
-// --data fashion-mnist or an IDX images file (the first --samples images, scaled to 0..1).
+// --data fashion-mnist or an IDX images file (the first --samples images, scaled to 0..1); the
+// engine's calibrationInputs (train/calibration_inputs.h) with the command line's words.
 #include <cstdint>
 #include <map>
 #include <optional>

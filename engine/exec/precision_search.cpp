@@ -11,6 +11,7 @@
 
 #include "exec/executor.h"
 #include "ops/mxnet_op_facts.h"
+#include "ops/variable_roles.h"
 
 namespace ampstudio {
 
@@ -278,6 +279,13 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
             stop = true;
             result.stopped = true;
         }
+    }
+    for (std::size_t h = 0; h < source.heads.size() && h < baseline.outputs.size(); ++h) {
+        TensorDifference d = compareArrays(referenceOutputs[h], baseline.outputs[h]);
+        d.name = outputEntryName(source.nodes[source.heads[h].node], source.heads[h].index);
+        d.shape = shapes[h];
+        d.convertedDtype = baseline.executor->entryValue(baseline.conversion.graph.heads[h]).dtype();
+        result.outputs.push_back(std::move(d));
     }
     result.baselineSeconds = lap();
     std::map<std::string, NodeId, std::less<>> sourceByName;

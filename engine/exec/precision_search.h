@@ -118,6 +118,9 @@ struct PrecisionSearchResult {
     std::vector<NodeErrorProfile> float32Nodes;
     std::vector<std::string> fp32Nodes;   // the set found (excluded in `conversion`)
     std::vector<SearchAttempt> attempts;  // in order, the baseline (nothing excluded) first
+    // The baseline conversion's outputs against the float32 reference, heads in order: where the
+    // reference itself is not finite (referenceFinite()), every figure is over the finite pairs only.
+    std::vector<TensorDifference> outputs;
     double value = 0.0;                   // the metric with fp32Nodes excluded
     bool meets = false;                   // false when even excluding every candidate does not
     bool stopped = false;                 // progress() stopped it

@@ -1,0 +1,44 @@
+#pragma once
+// The inputs a model is run on to measure a conversion (`compare`, `tune`, the window's precision
+// view): random values by shape (seeded, uniform 0..1), or the first samples of an image dataset
+// (Fashion-MNIST as Debian installs it, or an IDX images file), scaled to 0..1. One place, so the
+// CLI and the GUI read the same numbers for the same request.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "exec/model_run.h"
+#include "graph/graph.h"
+
+namespace ampstudio {
+
+// A request that cannot be met: a bad shape, no data input, a dataset that does not fit the input.
+// The message is for the user as it stands.
+class CalibrationError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+struct CalibrationSpec {
+    // "NAME=SHAPE" ("data=8,3,224,224", "(8, 784)" brackets allowed): random values.
+    std::vector<std::string> randomInputs;
+    // "fashion-mnist" or the path of an IDX images file: fills the model's data input; a random
+    // input of the same name gives the per-sample layout, the batch comes from `samples`.
+    std::optional<std::string> dataset;
+    int64_t samples = 8;
+    uint64_t seed = 1;
+    // What a message calls the random inputs ("--input" on the command line).
+    std::string randomInputLabel = "--input";
+};
+
+// The model's data input: the graph input called "data", else the first that is not a label;
+// empty when there is none.
+std::string dataInputName(const Graph& graph);
+
+// Throws CalibrationError for a request that cannot be met, LoadError for an unreadable dataset.
+std::map<std::string, HostArray> calibrationInputs(const Graph& graph, const CalibrationSpec& spec);
+
+}  // namespace ampstudio
