@@ -11,6 +11,7 @@
 #include "graph_view.h"
 #include "main_window.h"
 #include "platform/process_heap_policy.h"
+#include "precision_panel.h"
 #include "training_monitor.h"
 
 namespace {
@@ -21,14 +22,14 @@ int takeScreenshot(MainWindow& window, const QString& path, const QString& node,
     QEventLoop loop;
     const auto settled = [&] {
         return window.workspace()->snapshot() && !window.workspace()->isBusy() &&
-               !(training && window.trainingMonitor()->run()->isActive());
+               !(training && window.trainingMonitor()->run()->isActive()) && !window.precisionPanel()->isRunning();
     };
     QTimer poll;
     QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
         if (settled()) loop.quit();
     });
     poll.start(50);
-    QTimer::singleShot(training ? 900000 : 30000, &loop, &QEventLoop::quit);
+    QTimer::singleShot(training ? 900000 : 300000, &loop, &QEventLoop::quit);
     loop.exec();
     if (zoom > 0) {
         window.afterView()->setZoom(zoom);
@@ -81,7 +82,10 @@ int main(int argc, char* argv[]) {
                                   QStringLiteral("size"));
     const QCommandLineOption train(QStringLiteral("train"),
                                    QApplication::translate("main", "Start training with the saved training settings."));
-    parser.addOptions({screenshot, select, zoom, size, train});
+    const QCommandLineOption measure(QStringLiteral("measure"),
+                                     QApplication::translate("main", "Measure the conversion's error node by node "
+                                                                     "(the Precision panel's Measure, on its suggested inputs)."));
+    parser.addOptions({screenshot, select, zoom, size, train, measure});
     parser.process(app);
 
     MainWindow window;
@@ -96,6 +100,9 @@ int main(int argc, char* argv[]) {
     window.show();
     if (parser.isSet(train) && !window.trainingMonitor()->startTraining()) {
         qWarning("cannot train: %s", qPrintable(window.trainingMonitor()->setupProblem()));
+    }
+    if (parser.isSet(measure) && !window.measurePrecision()) {
+        qWarning("cannot measure: the model has no input to suggest values for");
     }
     if (parser.isSet(screenshot)) {
         return takeScreenshot(window, parser.value(screenshot), parser.value(select),

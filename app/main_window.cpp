@@ -29,6 +29,9 @@
 #include "conversion_workspace.h"
 #include "formats/model_file.h"
 #include "graph_comparison.h"
+#include "precision_panel.h"
+#include "precision_run.h"
+#include "precision_table_model.h"
 #include "graph_view.h"
 #include "node_context_menu.h"
 #include "node_inspector.h"
@@ -148,8 +151,27 @@ void MainWindow::createDocks() {
     resizeDocks({m_trainingDock}, {440}, Qt::Vertical);
     connect(m_training, &TrainingMonitor::message, this, [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     m_training->setConversion(m_workspace->settings()->options());
-    connect(m_workspace->settings(), &ConversionSettings::changed, this,
-            [this] { m_training->setConversion(m_workspace->settings()->options()); });
+    // The precision debugger beside it, a tab of the same dock area: it measures the current
+    // conversion, colours the converted view by error and proposes the nodes to keep in float32.
+    m_precisionRun = new PrecisionRun(this);
+    m_precisionTable = new PrecisionTableModel(this);
+    m_precision = new PrecisionPanel(m_precisionRun, m_precisionTable, this);
+    m_precisionDock = new QDockWidget(tr("Precision"), this);
+    m_precisionDock->setObjectName(QStringLiteral("precisionDock"));
+    m_precisionDock->setWidget(m_precision);
+    addDockWidget(Qt::BottomDockWidgetArea, m_precisionDock);
+    tabifyDockWidget(m_trainingDock, m_precisionDock);
+    m_trainingDock->raise();
+    m_precision->setConversion(m_workspace->settings()->options());
+    connect(m_precision, &PrecisionPanel::resultChanged, this, &MainWindow::showErrorMarks);
+    connect(m_precision, &PrecisionPanel::colourByErrorChanged, this, &MainWindow::showErrorMarks);
+    connect(m_precision, &PrecisionPanel::nodeSelected, this, [this](const QString& name) { m_comparison->selectNode(name, true); });
+    connect(m_precision, &PrecisionPanel::float32SetFound, this, &MainWindow::keepInFloat32);
+
+    connect(m_workspace->settings(), &ConversionSettings::changed, this, [this] {
+        m_training->setConversion(m_workspace->settings()->options());
+        m_precision->setConversion(m_workspace->settings()->options());
+    });
 }
 
 void MainWindow::createActions() {
@@ -247,6 +269,9 @@ void MainWindow::createActions() {
     QAction* training = m_trainingDock->toggleViewAction();
     training->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     view->addAction(training);
+    QAction* precision = m_precisionDock->toggleViewAction();
+    precision->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    view->addAction(precision);
 
     // --- Help ---
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -374,6 +399,7 @@ void MainWindow::showDocument() {
     }
     m_training->setModel(m_workspace->source(), m_workspace->params(), m_workspace->displayName(),
                          {m_workspace->symbolPath(), m_workspace->paramsPath()}, prefix);
+    m_precision->setModel(m_workspace->source(), m_workspace->params());
     setWindowTitle(tr("%1 — AMP Studio").arg(m_workspace->displayName()));
     const QString params = m_workspace->paramsPath().isEmpty()
                                ? (m_workspace->params() ? tr("bundled parameters") : tr("no parameters"))
@@ -458,6 +484,30 @@ void MainWindow::updateInspector() {
         id = index->find(name);
     }
     m_inspector->showNode(index, id ? static_cast<int>(*id) : -1);
+    const int row = m_precisionTable->rowOf(m_selectedName);
+    m_inspector->showMeasuredError(m_precisionTable->profileAt(row), m_precisionTable->target(), m_precisionTable->inTarget(row));
+}
+
+bool MainWindow::measurePrecision() {
+    m_precisionDock->show();
+    m_precisionDock->raise();
+    return m_precision->measure();
+}
+
+void MainWindow::showErrorMarks() {
+    const auto marks = m_precision->errorMarks();
+    afterView()->setErrorMarks(marks);
+    m_comparison->setErrorColouring(m_precision->colourByError() && !marks.isEmpty());
+    updateInspector();
+}
+
+void MainWindow::keepInFloat32(const QStringList& nodes) {
+    ConversionOptions options = m_workspace->settings()->options();
+    for (const QString& n : nodes) options.excludedSymNames.insert(n.toStdString());
+    m_workspace->settings()->edit(options, tr("Keep %n Node(s) in Float32", nullptr, int(nodes.size())));
+    statusBar()->showMessage(tr("%n node(s) kept in float32 (the precision search's set); Undo takes them back", nullptr,
+                                int(nodes.size())),
+                             8000);
 }
 
 // --- node context menu ---

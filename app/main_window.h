@@ -11,6 +11,9 @@ class GraphComparison;
 class GraphView;
 class NodeInspector;
 class OpListEditor;
+class PrecisionPanel;
+class PrecisionRun;
+class PrecisionTableModel;
 class QActionGroup;
 class QDockWidget;
 class QLabel;
@@ -37,10 +40,14 @@ public:
     NodeInspector* inspector() const { return m_inspector; }
     OpListEditor* listEditor() const { return m_listEditor; }
     TrainingMonitor* trainingMonitor() const { return m_training; }
+    PrecisionPanel* precisionPanel() const { return m_precision; }
+    GraphComparison* comparison() const { return m_comparison; }
     // The node context menu (also what a right click on a node shows); the caller owns it.
     QMenu* createNodeContextMenu(const QString& nodeName, QWidget* parent);
     // The counts shown in the status bar, as text.
     QString countsText() const;
+    // Shows the Precision panel and measures the current conversion on its inputs.
+    bool measurePrecision();
     QAction* saveConvertedAction() const { return m_saveAction; }
 
 signals:
@@ -63,6 +70,8 @@ private:
     void showSnapshot();
     void showBusy(bool busy);
     void updateInspector();
+    void showErrorMarks();
+    void keepInFloat32(const QStringList& nodes);
     void showNodeContextMenu(const QString& name, const QPoint& globalPos);
 
     void chooseAndOpen();
@@ -86,6 +95,10 @@ private:
     QDockWidget* m_inspectorDock = nullptr;
     TrainingMonitor* m_training = nullptr;
     QDockWidget* m_trainingDock = nullptr;
+    PrecisionRun* m_precisionRun = nullptr;
+    PrecisionTableModel* m_precisionTable = nullptr;
+    PrecisionPanel* m_precision = nullptr;
+    QDockWidget* m_precisionDock = nullptr;
     QAction* m_saveAction = nullptr;  // disabled while the conversion fails its dtype check
     QLabel* m_countsLabel = nullptr;
     QLabel* m_busyLabel = nullptr;

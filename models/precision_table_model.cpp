@@ -51,13 +51,15 @@ const NodeErrorProfile* PrecisionTableModel::profileAt(int row) const {
 
 bool PrecisionTableModel::inTarget(int row) const { return m_result && row >= 0 && std::size_t(row) < m_result->nodes.size(); }
 
-const NodeErrorProfile* PrecisionTableModel::profile(const QString& name) const {
+int PrecisionTableModel::rowOf(const QString& name) const {
     const std::string n = name.toStdString();
     for (int row = 0; row < rowCount(); ++row) {
-        if (profileAt(row)->name == n) return profileAt(row);
+        if (profileAt(row)->name == n) return row;
     }
-    return nullptr;
+    return -1;
 }
+
+const NodeErrorProfile* PrecisionTableModel::profile(const QString& name) const { return profileAt(rowOf(name)); }
 
 QVariant PrecisionTableModel::data(const QModelIndex& index, int role) const {
     const NodeErrorProfile* p = index.isValid() ? profileAt(index.row()) : nullptr;
@@ -91,7 +93,13 @@ QVariant PrecisionTableModel::data(const QModelIndex& index, int role) const {
             case MaxAbs: return figure(p->stats.maxAbs);
             case BeyondMax: return share(p->stats.beyondMax);
             case BelowNormal: return share(p->stats.belowNormal);
-            case Warnings: return p->warnings.empty() ? QString() : QString::number(p->warnings.size());
+            case Warnings: {
+                // The first reason in words, and how many more the tool tip lists.
+                if (p->warnings.empty()) return QString();
+                QString text = QString::fromStdString(p->warnings.front());
+                if (p->warnings.size() > 1) text += tr(" (+%n more)", nullptr, int(p->warnings.size() - 1));
+                return text;
+            }
             default: return {};
         }
     }

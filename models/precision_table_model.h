@@ -23,8 +23,11 @@ public:
 
     // The target-dtype nodes first (the search's candidates), then the float32 ones. Null clears.
     void setResult(std::shared_ptr<const ampstudio::PrecisionSearchResult> result, ampstudio::DType target);
-    // The profile of `name`, or null.
+    // The row of `name`, or -1; the profile of `name`, or null.
+    int rowOf(const QString& name) const;
     const ampstudio::NodeErrorProfile* profile(const QString& name) const;
+    const ampstudio::PrecisionSearchResult* result() const { return m_result.get(); }
+    ampstudio::DType target() const { return m_target; }
     const ampstudio::NodeErrorProfile* profileAt(int row) const;
     bool inTarget(int row) const;
 

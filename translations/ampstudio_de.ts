@@ -276,6 +276,25 @@
     </message>
 </context>
 <context>
+    <name>ErrorScaleLegend</name>
+    <message>
+        <source>Max relative error of each node&apos;s output against float32 (max |c − r| / max |r|), on a log scale; grey: not measured (variables, casts, nodes only one graph has)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>range warning</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>GraphDrawing</name>
     <message>
         <source>parameter</source>
@@ -402,6 +421,17 @@
     <message>
         <source>Nodes: %1, edges: %2</source>
         <translation>Knoten: %1, Kanten: %2</translation>
+    </message>
+</context>
+<context>
+    <name>MagnitudeHistogramView</name>
+    <message>
+        <source>Magnitudes of the node&apos;s float32 output (log scale, two octaves a bar; %1 zeros). Shaded: where %2 flushes to zero (below 2^%3), keeps fewer digits (below 2^%4) or overflows (above 2^%5).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -713,6 +743,158 @@
     <message>
         <source>Training</source>
         <translation>Training</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation type="unfinished">Genauigkeit</translation>
+    </message>
+    <message>
+        <source>Cannot save: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot save: fails MXNet&apos;s dtype check: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source> · valid where MXNet 1.9.1&apos;s own result is not: %n input(s) wired differently</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>, %n parameter(s) stored in another dtype (see the report)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Keep %n Node(s) in Float32</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s) kept in float32 (the precision search&apos;s set); Undo takes them back</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>NodeContextMenu</name>
+    <message>
+        <source>&amp;Include “%1” in the conversion</source>
+        <translation>„%1“ in die Konvertierung &amp;einbeziehen</translation>
+    </message>
+    <message>
+        <source>&amp;Exclude “%1” (keep it in FP32)</source>
+        <translation>„%1“ &amp;ausschließen (in FP32 belassen)</translation>
+    </message>
+    <message>
+        <source>&amp;Move “%1” to</source>
+        <translation>„%1“ &amp;verschieben nach</translation>
+    </message>
+    <message>
+        <source>&amp;Target-dtype ops</source>
+        <translation>&amp;Ziel-dtype-Ops</translation>
+    </message>
+    <message>
+        <source>&amp;FP32 ops</source>
+        <translation>&amp;FP32-Ops</translation>
+    </message>
+    <message>
+        <source>&amp;Widest-type ops</source>
+        <translation>Ops mit &amp;breitestem Typ</translation>
+    </message>
+    <message>
+        <source>&amp;Neutral ops</source>
+        <translation>&amp;Neutrale Ops</translation>
+    </message>
+    <message>
+        <source>No &amp;list</source>
+        <translation>&amp;Keine Liste</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Name</source>
+        <translation>Namen &amp;kopieren</translation>
+    </message>
+</context>
+<context>
+    <name>NodeErrorBox</name>
+    <message>
+        <source>undefined (no finite pair)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In the model:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Own:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cosine:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Float32 range:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max relative %1, max absolute %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n inf/NaN</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>none: computes in float32, its error is inherited</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (alone in %2 on exact float32 inputs)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not measured: the node cannot run on its own</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>undefined</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max |x| %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, %1 % beyond %2&apos;s largest</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, %1 % below its smallest normal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>, %n inf/NaN in float32</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1227,6 +1409,327 @@ Doppelklicken, um ihn anzuzeigen</translation>
     <message>
         <source>Remove</source>
         <translation>Entfernen</translation>
+    </message>
+</context>
+<context>
+    <name>PrecisionPanel</name>
+    <message>
+        <source>n/a</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max relative error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max absolute error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>1 − cosine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Top-1 disagreement</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Calibration inputs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Random values (uniform 0..1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fashion-MNIST (test images)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>IDX images file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Values:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NAME=SHAPE for every input, separated by spaces or semicolons (as the CLI&apos;s --input). With a dataset, the data input&apos;s shape gives the layout of a sample.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shapes:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>images-idx3-ubyte</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>IDX Images File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>File:</source>
+        <translation type="unfinished">Datei:</translation>
+    </message>
+    <message>
+        <source>Samples of a dataset (the batch of random values is the shape&apos;s first dimension)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seeds the random values and, without a .params file, the parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation type="unfinished">Seed:</translation>
+    </message>
+    <message>
+        <source>Samples:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tolerance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured over the model&apos;s outputs against float32</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Metric:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>At most:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversions the search may run, the baseline included; it keeps the best set found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attempts:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Measure</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run float32 and the current conversion on the inputs; colour every node by its error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Find Float32 Set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Find a small set of nodes to keep in float32 for which the outputs meet the tolerance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Keep Set in Float32</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add the nodes found to the exclusions, as one step Undo takes back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Colour the converted graph by error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shapes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measuring…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>error %1 (own %2) against float32</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>error %1 against float32 (inherited)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running float32 and the conversion…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measuring node %1 of %2…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Attempt %1: %n node(s) in float32</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, metric %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>; best so far %n node(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Searched in %1 s: %n attempt(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Measured %n node(s) in %1 s</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Output &lt;b&gt;%1&lt;/b&gt;: max rel %2, max abs %3, cosine %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>reference not finite: float32 itself gives %n inf/NaN value(s); the figures cover the finite pairs only</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n value(s) not finite in %1</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Found:&lt;/b&gt; %n node(s) in float32 give %1 %2 (at most %3)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Not met:&lt;/b&gt; the best set (%n node(s)) gives %1 %2, above %3</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Stopped: the best set so far.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped: the nodes measured so far.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Out of date: the conversion has changed since; measure again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PrecisionTableModel</name>
+    <message numerus="yes">
+        <source> (+%n more)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This node could not be run on its own.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Computes in float32: its error is inherited only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation type="unfinished">Op</translation>
+    </message>
+    <message>
+        <source>Runs in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Own error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cosine</source>
+        <translation type="unfinished">Kosinus</translation>
+    </message>
+    <message>
+        <source>Max |x|</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overflow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Subnormal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warnings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max relative error of the node&apos;s output in the converted model against float32 (max |c − r| / max |r|): created here and inherited from upstream</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The node alone in the low dtype on exact float32 inputs: the error it creates itself</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The largest magnitude of its float32 output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Share of its float32 values beyond the target dtype&apos;s largest value: they become inf</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Share of its non-zero float32 values below the target dtype&apos;s smallest normal</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1933,44 +2436,9 @@ skipped: the gradients overflowed</source>
         <source>Start training with the saved training settings.</source>
         <translation>Das Training mit den gespeicherten Trainingseinstellungen starten.</translation>
     </message>
-</context>
-<context>
-    <name>NodeContextMenu</name>
     <message>
-        <source>&amp;Include “%1” in the conversion</source>
-        <translation>„%1“ in die Konvertierung &amp;einbeziehen</translation>
-    </message>
-    <message>
-        <source>&amp;Exclude “%1” (keep it in FP32)</source>
-        <translation>„%1“ &amp;ausschließen (in FP32 belassen)</translation>
-    </message>
-    <message>
-        <source>&amp;Move “%1” to</source>
-        <translation>„%1“ &amp;verschieben nach</translation>
-    </message>
-    <message>
-        <source>&amp;Target-dtype ops</source>
-        <translation>&amp;Ziel-dtype-Ops</translation>
-    </message>
-    <message>
-        <source>&amp;FP32 ops</source>
-        <translation>&amp;FP32-Ops</translation>
-    </message>
-    <message>
-        <source>&amp;Widest-type ops</source>
-        <translation>Ops mit &amp;breitestem Typ</translation>
-    </message>
-    <message>
-        <source>&amp;Neutral ops</source>
-        <translation>&amp;Neutrale Ops</translation>
-    </message>
-    <message>
-        <source>No &amp;list</source>
-        <translation>&amp;Keine Liste</translation>
-    </message>
-    <message>
-        <source>&amp;Copy Name</source>
-        <translation>Namen &amp;kopieren</translation>
+        <source>Measure the conversion&apos;s error node by node (the Precision panel&apos;s Measure, on its suggested inputs).</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>

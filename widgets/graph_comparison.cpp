@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "error_scale_legend.h"
 #include "graph_legend.h"
 #include "graph_view.h"
 
@@ -45,11 +46,14 @@ GraphComparison::GraphComparison(QWidget* parent)
     m_splitter->addWidget(m_afterPane);
     m_splitter->setChildrenCollapsible(false);
     m_legend = new GraphLegend(this);
+    m_errorLegend = new ErrorScaleLegend(this);
+    m_errorLegend->hide();
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_splitter, 1);
     layout->addWidget(m_legend);
+    layout->addWidget(m_errorLegend);
 
     // Zoom and scroll follow each other; m_syncing breaks the loop the echo would make.
     const auto syncZoom = [this](GraphView* to) {
@@ -178,3 +182,11 @@ void GraphComparison::resetZoom() { m_afterView->resetZoom(); }
 
 QByteArray GraphComparison::saveState() const { return m_splitter->saveState(); }
 void GraphComparison::restoreState(const QByteArray& state) { m_splitter->restoreState(state); }
+
+void GraphComparison::setErrorColouring(bool on) {
+    m_afterView->setColouring(on ? GraphView::Colouring::Error : GraphView::Colouring::Precision);
+    m_legend->setVisible(!on);
+    m_errorLegend->setVisible(on);
+}
+
+bool GraphComparison::errorColouring() const { return m_afterView->colouring() == GraphView::Colouring::Error; }

@@ -9,6 +9,7 @@
 
 #include "graph_drawing.h"
 
+class ErrorScaleLegend;
 class GraphLegend;
 class GraphView;
 class QLabel;
@@ -54,6 +55,11 @@ public:
     void zoomOut();
     void resetZoom();
 
+    // The converted view coloured by the error measured at each node (its marks set through
+    // afterView()->setErrorMarks), with the error scale as the legend; off: by precision.
+    void setErrorColouring(bool on);
+    bool errorColouring() const;
+
     QByteArray saveState() const;
     void restoreState(const QByteArray& state);
 
@@ -72,5 +78,6 @@ private:
     QWidget* m_afterPane;
     QSplitter* m_splitter;
     GraphLegend* m_legend;
+    ErrorScaleLegend* m_errorLegend;
     bool m_syncing = false;  // guards the view synchronisation against feedback
 };

@@ -95,6 +95,9 @@ void GraphNodeItem::updateBounds() {
     if (!m_badgeRect.isEmpty()) {
         bounds |= m_badgeRect.adjusted(-1, -1, 1, 1);
     }
+    if (m_warning) {  // the warning triangle stands out above the top-left corner
+        bounds |= QRectF(m_rect.topLeft() - QPointF(2, 10), QSizeF(22, 22));
+    }
     if (bounds != m_bounds) {
         prepareGeometryChange();
         m_bounds = bounds;
@@ -150,7 +153,7 @@ void GraphNodeItem::paintText(QPainter* painter) const {
     const QFontMetricsF& firstMetrics = m_firstInTitleFont ? s.titleMetrics : s.labelMetrics;
     const qreal height = firstMetrics.height() + (m_secondShown.isEmpty() ? 0 : s.labelMetrics.height());
     const qreal top = -height / 2;
-    painter->setPen(s.text[static_cast<int>(m_style)]);
+    painter->setPen(m_textOverride.isValid() ? m_textOverride : s.text[static_cast<int>(m_style)]);
     painter->setFont(m_firstInTitleFont ? s.titleFont : s.labelFont);
     painter->drawText(QPointF(-m_firstWidth / 2, top + firstMetrics.ascent()), m_firstShown);
     if (!m_secondShown.isEmpty()) {
@@ -205,7 +208,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     if (lod < kPlainEdgeLevel && !isCast(m_style) && !m_excluded) {
         // Far out an ordinary node is a few pixels: a plain rectangle looks the same and is cheaper.
         painter->setPen(Qt::NoPen);
-        painter->setBrush(s.fill[style]);
+        painter->setBrush(m_fillOverride.isValid() ? m_fillOverride : s.fill[style]);
         painter->drawRect(m_rect);
     } else {
         QPen pen(s.outline[style], isCast(m_style) ? kCastOutlineWidth : kOutlineWidth);
@@ -214,8 +217,24 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
         }
         pen.setJoinStyle(Qt::MiterJoin);
         painter->setPen(pen);
-        painter->setBrush(s.fill[style]);
+        painter->setBrush(m_fillOverride.isValid() ? m_fillOverride : s.fill[style]);
         painter->drawPath(nodeStyleOutline(m_style, m_rect));
+    }
+    if (m_warning && lod >= kPlainEdgeLevel) {
+        // A small amber triangle with a "!" at the top-left corner: a range warning (tool tip).
+        const qreal side = std::min<qreal>(16.0, m_rect.height() * 0.55);
+        const QPointF tip = m_rect.topLeft() + QPointF(side * 0.2, -side * 0.45);
+        const QPolygonF triangle{tip + QPointF(side / 2, 0), tip + QPointF(side, side * 0.87), tip + QPointF(0, side * 0.87)};
+        painter->setPen(QPen(QColor(60, 40, 0), 1.0));
+        painter->setBrush(QColor(0xE6, 0x9F, 0x00));  // Okabe–Ito orange
+        painter->drawPolygon(triangle);
+        if (lod >= kTextLevel) {
+            QFont f = s.badgeFont;
+            f.setBold(true);
+            painter->setFont(f);
+            painter->setPen(QColor(20, 20, 20));
+            painter->drawText(QRectF(tip.x(), tip.y() + side * 0.2, side, side * 0.7), Qt::AlignCenter, QStringLiteral("!"));
+        }
     }
 
     if (highlighted && m_selected) {
@@ -229,6 +248,20 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     if (!m_badgeRect.isEmpty() && lod >= kPlainEdgeLevel) {
         paintBadge(painter, lod >= kTextLevel);
     }
+}
+
+void GraphNodeItem::setFillOverride(const QColor& fill) {
+    if (fill == m_fillOverride) return;
+    m_fillOverride = fill;
+    m_textOverride = fill.isValid() ? textColourOn(fill) : QColor();
+    update();
+}
+
+void GraphNodeItem::setWarningMark(bool on) {
+    if (on == m_warning) return;
+    m_warning = on;
+    updateBounds();
+    update();
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -376,6 +409,11 @@ void GraphOverviewItem::setSelectedRect(const QRectF& rect) {
     update();
 }
 
+void GraphOverviewItem::setColouredNodes(QList<QPair<QColor, QList<QRectF>>> nodes) {
+    m_colouredNodes = std::move(nodes);
+    update();
+}
+
 void GraphOverviewItem::setMatchRects(const QList<QRectF>& rects) {
     m_matches = rects;
     update();
@@ -413,8 +451,13 @@ void GraphOverviewItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*
         const qreal reach = std::min(4 * pixel, kMaxHalo);
         painter->drawRect(m_selected.adjusted(-reach, -reach, reach, reach));
     }
+    for (const auto& [colour, rects] : m_colouredNodes) {
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(colour);
+        painter->drawRects(rects);
+    }
     // Casts last: they are what a reader scans the overview for.
-    for (int style = 0; style < kNodeStyleCount; ++style) {
+    for (int style = 0; style < kNodeStyleCount && m_colouredNodes.isEmpty(); ++style) {
         if (!m_nodes[style].isEmpty()) {
             // A fill too close to the background (the light neutral on a light palette) gets a hairline.
             const bool faint = std::abs(s.fill[style].lightness() - s.background.lightness()) < 40;

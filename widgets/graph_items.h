@@ -47,6 +47,14 @@ public:
     // Drops the elided text, after the view's fonts changed.
     void invalidateText();
 
+    // The error view: the node drawn in `fill` instead of its precision colour (an invalid colour
+    // goes back to it), and a warning mark at its top-left corner.
+    void setFillOverride(const QColor& fill);
+    bool hasFillOverride() const { return m_fillOverride.isValid(); }
+    QColor fillOverride() const { return m_fillOverride; }
+    void setWarningMark(bool on);
+    bool hasWarningMark() const { return m_warning; }
+
 private:
     void updateBounds();
     void elideText() const;
@@ -64,6 +72,9 @@ private:
     bool m_excluded;
     bool m_selected = false;
     bool m_matched = false;
+    bool m_warning = false;
+    QColor m_fillOverride;
+    QColor m_textOverride;
     // Geometry is kept to plain values and paths are made when painted: a path is an allocation, and
     // with thousands of items allocation dominates building and tearing down a scene, while only the
     // few hundred nodes in view are ever painted.
@@ -129,11 +140,14 @@ public:
 
     void setSelectedRect(const QRectF& rect);  // empty for none
     void setMatchRects(const QList<QRectF>& rects);
+    // The error view: node rectangles in colours of their own (by colour), instead of by style.
+    void setColouredNodes(QList<QPair<QColor, QList<QRectF>>> nodes);
 
 private:
     const GraphSceneStyle* m_sceneStyle;
     QRectF m_bounds;
     std::array<QList<QRectF>, kNodeStyleCount> m_nodes;  // by style
+    QList<QPair<QColor, QList<QRectF>>> m_colouredNodes;  // replaces m_nodes when not empty
     QList<QRectF> m_excluded;
     QList<QLineF> m_edges[3];  // unlabelled or other dtype, target, float32
     QRectF m_selected;

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "error_colour_scale.h"
 #include "graph_items.h"
 
 namespace {
@@ -146,6 +147,7 @@ void GraphView::setDrawing(const GraphDrawing& drawing) {
         m_edgeItems.push_back(item);
     }
 
+    applyErrorMarks();
     if (GraphNodeItem* item = nodeItem(m_selected)) {
         item->setSelectedNode(true);
     } else {
@@ -211,7 +213,54 @@ QString GraphView::toolTipFor(const DrawnNode& node) const {
     if (node.excluded) {
         text += QStringLiteral("<br>") + tr("excluded from conversion by name");
     }
+    if (const auto it = m_errorMarks.constFind(node.name); it != m_errorMarks.cend()) {
+        text += QStringLiteral("<br>") + it->summary.toHtmlEscaped();
+        for (const QString& w : it->warnings) {
+            text += QStringLiteral("<br>⚠ ") + w.toHtmlEscaped();
+        }
+    }
     return text;
+}
+
+QString GraphView::toolTipForNode(const QString& name) const {
+    const auto it = m_nodeIndex.constFind(name);
+    return it == m_nodeIndex.cend() ? QString() : toolTipFor(m_drawing.nodes[*it]);
+}
+
+void GraphView::setErrorMarks(QHash<QString, NodeErrorMark> marks) {
+    m_errorMarks = std::move(marks);
+    applyErrorMarks();
+}
+
+void GraphView::setColouring(Colouring colouring) {
+    if (colouring == m_colouring) return;
+    m_colouring = colouring;
+    applyErrorMarks();
+}
+
+// Error colouring: measured nodes in the scale's colour, everything else in one quiet grey (casts
+// keep their shapes and badges); warnings marked in both colourings, where they exist.
+void GraphView::applyErrorMarks() {
+    const bool byError = m_colouring == Colouring::Error && !m_errorMarks.isEmpty();
+    QHash<QRgb, QList<QRectF>> byColour;
+    const QColor grey = error_scale::unmeasuredFill(m_style.dark);
+    for (GraphNodeItem* item : std::as_const(m_nodeItems)) {
+        const auto it = m_errorMarks.constFind(item->name());
+        const bool marked = it != m_errorMarks.cend();
+        const QColor fill = !byError ? QColor() : marked ? error_scale::colourFor(it->error) : grey;
+        item->setFillOverride(fill);
+        item->setWarningMark(marked && !it->warnings.isEmpty());
+        if (byError) {
+            byColour[fill.rgb()].push_back(drawnNodeRect(m_drawing.nodes[item->index()]));
+        }
+    }
+    if (m_overview) {
+        QList<QPair<QColor, QList<QRectF>>> coloured;
+        for (auto it = byColour.cbegin(); it != byColour.cend(); ++it) {
+            coloured.push_back({QColor::fromRgb(it.key()), it.value()});
+        }
+        m_overview->setColouredNodes(std::move(coloured));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -223,6 +272,7 @@ void GraphView::updateStyle() {
     for (GraphNodeItem* item : std::as_const(m_nodeItems)) {
         item->invalidateText();
     }
+    applyErrorMarks();  // the grey of unmeasured nodes follows the palette
     m_scene->update();
 }
 

@@ -16,6 +16,7 @@
 #include <QHash>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 #include "graph_drawing.h"
 #include "graph_style.h"
@@ -40,6 +41,22 @@ public:
     // nodeSelected; re-runs the current search. The first drawing is shown from its top.
     void setDrawing(const GraphDrawing& drawing);
     const GraphDrawing& drawing() const { return m_drawing; }
+
+    // What the nodes are coloured by: the precision they run in, or (the precision debugger's view)
+    // the error measured at each node, on error_colour_scale's log scale.
+    enum class Colouring { Precision, Error };
+    struct NodeErrorMark {
+        double error = 0.0;       // max relative error against float32 (NaN: undefined)
+        QStringList warnings;     // range warnings: a mark on the node, the reasons in its tool tip
+        QString summary;          // one line for the tool tip ("error 3.1e-3, own 2.9e-3")
+    };
+    // By node name; kept across setDrawing() (a new drawing of the same model keeps its marks).
+    void setErrorMarks(QHash<QString, NodeErrorMark> marks);
+    void setColouring(Colouring colouring);
+    Colouring colouring() const { return m_colouring; }
+    bool hasErrorMarks() const { return !m_errorMarks.isEmpty(); }
+    // The tool tip a node shows (empty for a name not drawn).
+    QString toolTipForNode(const QString& name) const;
 
     // The fill and the translated legend name of a style, for the legend and other widgets.
     static QColor nodeStyleColor(NodeStyle style);
@@ -114,6 +131,7 @@ private:
     void updateOverviewHighlights();
     GraphNodeItem* nodeItem(const QString& name) const;
     QString toolTipFor(const DrawnNode& node) const;
+    void applyErrorMarks();
 
     QGraphicsScene* m_scene;
     GraphDrawing m_drawing;
@@ -121,6 +139,8 @@ private:
     QList<GraphNodeItem*> m_nodeItems;  // by node index
     QList<QGraphicsItem*> m_edgeItems;
     GraphOverviewItem* m_overview = nullptr;
+    Colouring m_colouring = Colouring::Precision;
+    QHash<QString, NodeErrorMark> m_errorMarks;
     bool m_overviewShown = false;  // zoomed out past kPlainEdgeLevel: the overview stands in for the items
     QHash<QString, int> m_nodeIndex;
     int m_castCount = 0;

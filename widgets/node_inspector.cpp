@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "amp/conversion_index.h"
+#include "node_error_box.h"
 #include "ops/variable_roles.h"
 
 using namespace ampstudio;
@@ -282,6 +283,8 @@ NodeInspector::NodeInspector(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Rule:"), m_rule);
     form->addRow(tr("Reason:"), m_reason);
     layout->addLayout(form);
+    m_errorBox = new NodeErrorBox;
+    layout->addWidget(m_errorBox);
 
     const auto addSection = [&](QGroupBox*& box, QTreeWidget*& tree, const QString& objectName,
                                 const QStringList& headers, int stretchColumn) {
@@ -318,6 +321,10 @@ NodeInspector::NodeInspector(QWidget* parent) : QWidget(parent) {
 }
 
 NodeInspector::~NodeInspector() = default;
+
+void NodeInspector::showMeasuredError(const NodeErrorProfile* profile, DType target, bool inTarget) {
+    m_errorBox->showProfile(profile, target, inTarget);
+}
 
 QString NodeInspector::nodeName() const {
     return m_nodeName;

@@ -11,8 +11,10 @@
 
 #include "amp/conversion_index.h"
 #include "amp/conversion_report.h"
+#include "exec/precision_search.h"
 #include "graph/graph.h"
 
+class NodeErrorBox;
 class QGroupBox;
 class QLabel;
 class QLineEdit;
@@ -32,6 +34,9 @@ public:
     // The same, with an index built already (the workspace snapshot's, built off the GUI thread).
     void showNode(std::shared_ptr<const ampstudio::ConversionIndex> index, int nodeIndex);
     void clear();
+    // What the precision debugger measured at the shown node (null: nothing, the section hides).
+    void showMeasuredError(const ampstudio::NodeErrorProfile* profile, ampstudio::DType target, bool inTarget);
+    NodeErrorBox* measuredErrorBox() const { return m_errorBox; }
     // The shown node's name; empty when cleared.
     QString nodeName() const;
 
@@ -56,6 +61,7 @@ private:
     QLabel* m_precision;
     QLabel* m_rule;
     QLabel* m_reason;
+    NodeErrorBox* m_errorBox;
     QGroupBox* m_attributesBox;
     QTreeWidget* m_attributes;
     QGroupBox* m_inputsBox;

@@ -1,6 +1,7 @@
 #include "train/calibration_inputs.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include "formats/load_error.h"
@@ -72,6 +73,42 @@ std::string dataInputName(const Graph& graph) {
         if (first.empty() && !node.name.ends_with("label")) first = node.name;
     }
     return first;
+}
+
+std::string suggestedRandomInput(const Graph& graph, const NDArrayList* params, int64_t batch) {
+    const std::string name = dataInputName(graph);
+    if (name.empty()) return {};
+    NodeId data = 0;
+    while (graph.nodes[data].name != name) ++data;
+    // The shape of the consumer's input `i` where it is a parameter with a stored value.
+    auto paramShape = [&](const Node& consumer, std::size_t i) -> std::optional<std::vector<int64_t>> {
+        if (!params || consumer.inputs.size() <= i) return std::nullopt;
+        const int at = params->find(graph.node(consumer.inputs[i]).name);
+        if (at < 0) return std::nullopt;
+        return params->arrays[std::size_t(at)].shape;
+    };
+    for (const Node& node : graph.nodes) {
+        if (node.inputs.empty() || node.inputs[0].node != data) continue;
+        std::ostringstream text;
+        text << name << '=' << batch;
+        if (node.op == "FullyConnected") {
+            const auto w = paramShape(node, 1);
+            if (!w || w->size() != 2) return {};
+            text << ',' << (*w)[1];
+            return text.str();
+        }
+        if (node.op == "Convolution") {
+            const auto w = paramShape(node, 1);
+            int64_t groups = 1;
+            if (const std::string* g = node.attr("num_group")) groups = std::max<int64_t>(1, std::atoll(g->c_str()));
+            const int64_t channels = w && w->size() == 4 ? (*w)[1] * groups : 3;
+            const int side = channels == 1 ? 28 : 224;
+            text << ',' << channels << ',' << side << ',' << side;
+            return text.str();
+        }
+        return {};
+    }
+    return {};
 }
 
 std::map<std::string, HostArray> calibrationInputs(const Graph& graph, const CalibrationSpec& spec) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "exec/model_run.h"
+#include "formats/ndarray_list.h"
 #include "graph/graph.h"
 
 namespace ampstudio {
@@ -37,6 +38,13 @@ struct CalibrationSpec {
 // The model's data input: the graph input called "data", else the first that is not a label;
 // empty when there is none.
 std::string dataInputName(const Graph& graph);
+
+// A random input that fits the model, as calibrationInputs() reads it ("data=8,784"), for a form to
+// start from: the data input's first consumer decides the layout — a FullyConnected takes its
+// weight's input width, a Convolution its weight's channels (times num_group) on 224x224, or 28x28
+// for one channel, as Fashion-MNIST. `batch` rows. Empty when no consumer tells (or no parameters
+// give a FullyConnected's width).
+std::string suggestedRandomInput(const Graph& graph, const NDArrayList* params, int64_t batch = 8);
 
 // Throws CalibrationError for a request that cannot be met, LoadError for an unreadable dataset.
 std::map<std::string, HostArray> calibrationInputs(const Graph& graph, const CalibrationSpec& spec);

@@ -2,7 +2,12 @@
 // both views, list edits and exclusions change the converted view and undo restores it exactly,
 // selection follows across views, saving round-trips, a bad file keeps the document, German loads.
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QElapsedTimer>
 #include <QSpinBox>
 #include <QDropEvent>
@@ -22,7 +27,11 @@
 #include "formats/symbol_json.h"
 #include "graph_view.h"
 #include "main_window.h"
+#include "graph_comparison.h"
+#include "node_error_box.h"
 #include "node_inspector.h"
+#include "precision_panel.h"
+#include "precision_table_model.h"
 #include "training_monitor.h"
 
 using namespace ampstudio;
@@ -58,6 +67,14 @@ void drop(QWidget* target, const QString& path) {
 
 QAction* findAction(QMenu* menu, const QString& objectName) {
     return menu->findChild<QAction*>(objectName);
+}
+
+// Whether the precision table lists `name` as a float16 (candidate) node.
+bool decisionOfNameInTable(const PrecisionPanel& panel, const std::string& name) {
+    const auto* model = qobject_cast<const QSortFilterProxyModel*>(panel.tableView()->model());
+    const auto* table = qobject_cast<const PrecisionTableModel*>(model->sourceModel());
+    const int row = table->rowOf(QString::fromStdString(name));
+    return row >= 0 && table->inTarget(row);
 }
 
 bool sameOptions(const ConversionOptions& a, const ConversionOptions& b) {
@@ -322,6 +339,57 @@ private slots:
         QCOMPARE(translator.translate("MainWindow", "&File"), QStringLiteral("&Datei"));
         QCOMPARE(translator.translate("MainWindow", "&Save Converted…"), QStringLiteral("Konvertiertes Modell &speichern…"));
         QCOMPARE(translator.translate("TrainingMonitor", "&Start"), QStringLiteral("&Starten"));
+    }
+
+    // The precision debugger on the small CNN with its parameters: Measure colours the converted view
+    // by error, the inspector shows a node's figures, and the search's set goes into the
+    // exclusions as one step Undo takes back.
+    void precisionDebuggerColoursMeasuresAndKeepsASet() {
+        MainWindow window;
+        QVERIFY(window.openFile(kExamples + QStringLiteral("/small-cnn-symbol.json")));
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        PrecisionPanel* panel = window.precisionPanel();
+        QVERIFY(!panel->findChild<QLineEdit*>(QStringLiteral("precisionShapes"))->text().isEmpty());  // suggested
+        QVERIFY(window.measurePrecision());
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 60000);
+        QVERIFY2(panel->statusText().startsWith(QStringLiteral("Measured")), qPrintable(panel->statusText()));
+        QCOMPARE(window.afterView()->colouring(), GraphView::Colouring::Error);
+        QVERIFY(window.afterView()->hasErrorMarks());
+        QVERIFY(window.comparison()->errorColouring());
+        QCOMPARE(window.beforeView()->colouring(), GraphView::Colouring::Precision);
+
+        // The worst node, selected from the table, shows its figures in the inspector.
+        QTableView* table = panel->tableView();
+        QVERIFY(table->model()->rowCount() > 0);
+        table->setCurrentIndex(table->model()->index(0, 0));
+        const QString worst = table->model()->index(0, 0).data(PrecisionTableModel::NameRole).toString();
+        QCOMPARE(window.inspector()->nodeName(), worst);
+        QVERIFY(window.inspector()->measuredErrorBox()->isVisibleTo(window.inspector()));
+        QVERIFY(!window.inspector()->measuredErrorBox()->errorText().isEmpty());
+
+        // Colouring by precision again, and back.
+        panel->findChild<QCheckBox*>(QStringLiteral("precisionColourByError"))->setChecked(false);
+        QCOMPARE(window.afterView()->colouring(), GraphView::Colouring::Precision);
+        panel->findChild<QCheckBox*>(QStringLiteral("precisionColourByError"))->setChecked(true);
+        QCOMPARE(window.afterView()->colouring(), GraphView::Colouring::Error);
+
+        // Nothing to spare: the search keeps every float16 layer; Keep applies it, Undo takes it back.
+        panel->findChild<QLineEdit*>(QStringLiteral("precisionTolerance"))->setText(QStringLiteral("0"));
+        QVERIFY(panel->findFloat32Set());
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 60000);
+        QUndoStack* undo = window.workspace()->settings()->undoStack();
+        const int steps = undo->count();
+        QVERIFY2(panel->findChild<QPushButton*>(QStringLiteral("precisionApply"))->isEnabled(), qPrintable(panel->resultText()));
+        QSignalSpy found(panel, &PrecisionPanel::float32SetFound);
+        panel->findChild<QPushButton*>(QStringLiteral("precisionApply"))->click();
+        QCOMPARE(found.count(), 1);
+        QCOMPARE(undo->count(), steps + 1);
+        const auto& excluded = window.workspace()->settings()->options().excludedSymNames;
+        QVERIFY(!excluded.empty());
+        for (const std::string& n : excluded) QCOMPARE(decisionOfNameInTable(*panel, n), true);
+        QVERIFY(panel->resultText().contains(QStringLiteral("Out of date")));
+        undo->undo();
+        QVERIFY(window.workspace()->settings()->options().excludedSymNames.empty());
     }
 };
 

@@ -10,6 +10,7 @@
 #include "exec/precision_search.h"
 #include "graph_builder.h"
 #include "tensor/seeded_random.h"
+#include "train/calibration_inputs.h"
 
 using namespace ampstudio;
 using ampstudio::test::GraphBuilder;
@@ -228,6 +229,41 @@ private slots:
         QVERIFY(has(warningsOf("huge0"), "become inf"));
         QVERIFY(has(warningsOf("tiny0"), "smallest normal"));
         QVERIFY(has(warningsOf("sum0"), "reduction over 5000"));
+    }
+
+    // The form's first suggestion follows the data input's first consumer and its parameters, and
+    // calibrationInputs() reads it back as the shape it names.
+    void suggestsAnInputThatFits() {
+        const Graph graph = fragileExpGraph();  // data's first consumer is _plus_scalar: no suggestion
+        QCOMPARE(suggestedRandomInput(graph, nullptr), std::string());
+
+        GraphBuilder fc;
+        const NodeEntry x = fc.addVariable("x");
+        const Graph fcGraph = fc.finish({fc.addOp("FullyConnected", "fc", {x, fc.addVariable("fc_weight"), fc.addVariable("fc_bias")},
+                                                  {{"num_hidden", "10"}})});
+        QCOMPARE(suggestedRandomInput(fcGraph, nullptr), std::string());  // the width needs the weight
+        NDArrayList params;
+        params.arrays.push_back({.name = "arg:fc_weight", .shape = {10, 784}});
+        QCOMPARE(suggestedRandomInput(fcGraph, &params, 4), std::string("x=4,784"));
+        const auto inputs = calibrationInputs(fcGraph, {.randomInputs = {suggestedRandomInput(fcGraph, &params, 4)}});
+        QCOMPARE(inputs.at("x").shape, (Shape{4, 784}));
+
+        GraphBuilder conv;
+        const NodeEntry d = conv.addVariable("data");
+        const Graph convGraph = conv.finish({conv.addOp("Convolution", "conv0", {d, conv.addVariable("conv0_weight")},
+                                                        {{"kernel", "(3, 3)"}, {"num_filter", "8"}, {"num_group", "2"},
+                                                         {"no_bias", "True"}})});
+        QCOMPARE(suggestedRandomInput(convGraph, nullptr), std::string("data=8,3,224,224"));
+        NDArrayList convParams;
+        convParams.arrays.push_back({.name = "arg:conv0_weight", .shape = {8, 1, 3, 3}});
+        QCOMPARE(suggestedRandomInput(convGraph, &convParams), std::string("data=8,2,224,224"));
+        // One channel reads as Fashion-MNIST's 28x28.
+        convParams.arrays[0].shape = {8, 1, 3, 3};
+        GraphBuilder gray;
+        const NodeEntry g = gray.addVariable("data");
+        const Graph grayGraph = gray.finish({gray.addOp("Convolution", "conv0", {g, gray.addVariable("conv0_weight")},
+                                                        {{"kernel", "(3, 3)"}, {"num_filter", "8"}, {"no_bias", "True"}})});
+        QCOMPARE(suggestedRandomInput(grayGraph, &convParams, 2), std::string("data=2,1,28,28"));
     }
 };
 

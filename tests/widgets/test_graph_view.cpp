@@ -14,6 +14,7 @@
 #include <QtTest>
 #include <cmath>
 
+#include "error_colour_scale.h"
 #include "graph_items.h"
 #include "graph_legend.h"
 #include "graph_style.h"
@@ -197,6 +198,36 @@ private slots:
         GraphView view;
         view.setDrawing(d);
         QCOMPARE(view.highlightedCastCount(), casts);
+    }
+
+    // The precision debugger's colouring: measured nodes in the error scale's colour, the rest in
+    // one grey, warnings marked; back to the precision colours on request; a new drawing keeps them.
+    void errorColouringFollowsTheMarks() {
+        GraphView view;
+        view.setDrawing(sampleDrawing());
+        auto item = [&](const char* name) { return static_cast<GraphNodeItem*>(view.itemForNode(QLatin1String(name))); };
+        QHash<QString, GraphView::NodeErrorMark> marks;
+        marks.insert(QStringLiteral("conv0"), {1e-3, {QStringLiteral("activations past 512")}, QStringLiteral("error 1e-3")});
+        marks.insert(QStringLiteral("softmax"), {std::nan(""), {}, QStringLiteral("error n/a")});
+        view.setErrorMarks(marks);
+        QVERIFY(!item("conv0")->hasFillOverride());  // still coloured by precision
+        QVERIFY(item("conv0")->hasWarningMark());    // warnings show in both colourings
+        view.setColouring(GraphView::Colouring::Error);
+        QCOMPARE(item("conv0")->fillOverride(), error_scale::colourFor(1e-3));
+        QCOMPARE(item("softmax")->fillOverride(), error_scale::colourAt(1.0));  // undefined: the worst end
+        QCOMPARE(item("data")->fillOverride(), error_scale::unmeasuredFill(false));
+        QVERIFY(!item("softmax")->hasWarningMark());
+        QVERIFY(view.toolTipForNode(QStringLiteral("conv0")).contains(QStringLiteral("activations past 512")));
+        view.setDrawing(sampleDrawing());
+        QCOMPARE(item("conv0")->fillOverride(), error_scale::colourFor(1e-3));
+        view.setColouring(GraphView::Colouring::Precision);
+        QVERIFY(!item("conv0")->hasFillOverride());
+        QVERIFY(!item("data")->hasFillOverride());
+        // The scale itself: ordered from dark to light, clamped at both ends.
+        QVERIFY(error_scale::colourFor(1e-6).lightness() < error_scale::colourFor(1e-1).lightness());
+        QCOMPARE(error_scale::position(1e-9), 0.0);
+        QCOMPARE(error_scale::position(10.0), 1.0);
+        QCOMPARE(error_scale::position(1e-3), 0.5);
     }
 
     void sampleCountsItsCasts() {

@@ -11,6 +11,7 @@
 
 #include "amp/conversion.h"
 #include "formats/symbol_json.h"
+#include "node_error_box.h"
 #include "node_inspector.h"
 
 using namespace ampstudio;
@@ -137,9 +138,8 @@ private slots:
         QCOMPARE(text(*m_inspector, "operator"), QStringLiteral("variable (data input)"));
         // No attributes: the section says so instead of showing an empty table.
         QVERIFY(!tree(*m_inspector, "attributes")->isVisible());
-        QCOMPARE(
-            m_inspector->findChild<QGroupBox*>()->findChild<QLabel*>(QStringLiteral("none"))->isVisible(),
-            true);
+        QCOMPARE(tree(*m_inspector, "attributes")->parentWidget()->findChild<QLabel*>(QStringLiteral("none"))->isVisible(),
+                 true);
         // The original graph tells the same roles.
         m_inspector->showNode(m_mlp.before, m_mlp.report, indexOf(*m_mlp.before, "fc1_weight"));
         QCOMPARE(text(*m_inspector, "operator"), QStringLiteral("variable (parameter)"));
@@ -251,6 +251,28 @@ private slots:
         QCOMPARE(column(tree(*m_inspector, "outputs"), 2), QStringList{"float16"});
         m_inspector->showNode(cnn.after, cnn.report, indexOf(*cnn.after, "relu1"));
         QCOMPARE(column(tree(*m_inspector, "inputs"), 2), QStringList{"output"});
+    }
+
+    // What the precision debugger measured at the node: shown under the decision, hidden without.
+    void measuredError() {
+        m_inspector->showNode(m_mlp.after, m_mlp.report, indexOf(*m_mlp.after, "fc1"));
+        NodeErrorBox* box = m_inspector->measuredErrorBox();
+        QVERIFY(!box->isVisible());
+        NodeErrorProfile p;
+        p.name = "fc1";
+        p.op = "FullyConnected";
+        p.error.maxRelError = 2.5e-3;
+        p.error.maxAbsError = 1e-2;
+        p.own = TensorDifference{};
+        p.own->maxRelError = 1.5e-3;
+        p.stats = rangeStats({1.0f, 700.0f, 1e-6f}, DType::F16);
+        p.warnings = {"activations reach 700, past 512"};
+        m_inspector->showMeasuredError(&p, DType::F16, true);
+        QVERIFY(box->isVisible());
+        QVERIFY2(box->errorText().contains(QStringLiteral("0.0025")), qPrintable(box->errorText()));
+        QVERIFY(box->warningsText().contains(QStringLiteral("past 512")));
+        m_inspector->showMeasuredError(nullptr, DType::F16, false);
+        QVERIFY(!box->isVisible());
     }
 };
 
