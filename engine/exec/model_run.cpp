@@ -40,10 +40,10 @@ std::unique_ptr<Executor> bindForInference(const Graph& graph, const std::map<st
 }
 
 void loadValues(Executor& executor, const NDArrayList* params, const std::map<std::string, HostArray>& inputs,
-          Backend& backend, uint64_t seed) {
+          Backend& backend, uint64_t seed, const std::function<bool(const std::string&)>& skip) {
     const Graph& graph = executor.graph();
     for (const Node& node : graph.nodes) {
-        if (!node.isVariable()) {
+        if (!node.isVariable() || (skip && skip(node.name))) {
             continue;
         }
         const Tensor& value = executor.value(node.name);

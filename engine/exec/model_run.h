@@ -4,6 +4,7 @@
 // when one is given, else MXNet-convention initial values from a seed (the same for every graph
 // with the same variable names, so an original and its conversion read the same numbers).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,8 +33,9 @@ std::unique_ptr<Executor> bindForInference(const Graph& graph, const std::map<st
                                            Backend& backend);
 
 // Fills every variable: inputs by name, parameters from `params` (checked against the bound shape)
-// or initialised from `seed`; labels and other unnamed inputs read zeros.
+// or initialised from `seed`; labels and other unnamed inputs read zeros. Variables `skip` names are
+// left as they are (the caller fills them).
 void loadValues(Executor& executor, const NDArrayList* params, const std::map<std::string, HostArray>& inputs,
-                Backend& backend, uint64_t seed);
+                Backend& backend, uint64_t seed, const std::function<bool(const std::string&)>& skip = {});
 
 }  // namespace ampstudio

@@ -1,4 +1,5 @@
 #include "exec/precision_search.h"
+#include "exec/reused_values.h"
 
 #include <algorithm>
 #include <chrono>
@@ -104,9 +105,15 @@ int64_t argmaxDisagreements(const std::vector<float>& r, const std::vector<float
 
 struct Run {
     ConversionResult conversion;
-    std::unique_ptr<Executor> executor;
+    std::unique_ptr<Executor> executor;  // a whole run's (the baseline's: every entry at hand)
+    ReusingRun reusing;                  // an attempt's, computing what differs
     std::vector<std::vector<float>> outputs;
+    bool ran = false;  // false: the conversion failed its dtype check and was not run
 };
+
+std::size_t opNodes(const Graph& g) {
+    return std::size_t(std::count_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return !n.isVariable(); }));
+}
 
 }  // namespace
 
@@ -225,18 +232,32 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
         o.excludedSymNames.insert(fp32.begin(), fp32.end());
         return convertGraph(source, o);
     };
-    auto runWith = [&](const std::vector<std::string>& fp32) {
+    // What the attempts reuse: the reference's values, the baseline's once it has run, and those of
+    // the set chosen so far (the next attempt usually differs from it by one node).
+    ReusableValues reusable;
+    if (options.reuseValues) reusable.add(*reference);
+    std::optional<Run> chosenRun, latestRun;
+    auto runWith = [&](const std::vector<std::string>& fp32, bool whole) {
         Run run;
         run.conversion = convertWith(fp32);
         if (!run.conversion.report.dtypeCheck.passed) {
             return run;  // never used: an invalid model is no answer
         }
-        run.executor = bindForInference(run.conversion.graph, inputs, backend);
-        loadValues(*run.executor, params, inputs, backend, options.seed);
-        run.executor->forward(ctx);
-        for (const NodeEntry& h : run.conversion.graph.heads) {
-            run.outputs.push_back(downloadFloats(backend, run.executor->entryValue(h)));
+        run.ran = true;
+        if (!whole && options.reuseValues) {
+            run.reusing = runReusing(run.conversion.graph, reusable, params, inputs, backend, ctx);
+            result.searchNodesRun += run.reusing.nodesRun;
+            run.outputs = run.reusing.outputs;
+        } else {
+            run.executor = bindForInference(run.conversion.graph, inputs, backend);
+            loadValues(*run.executor, params, inputs, backend, options.seed);
+            run.executor->forward(ctx);
+            for (const NodeEntry& h : run.conversion.graph.heads) {
+                run.outputs.push_back(downloadFloats(backend, run.executor->entryValue(h)));
+            }
+            if (!whole) result.searchNodesRun += opNodes(run.conversion.graph);
         }
+        if (!whole) result.searchNodes += opNodes(run.conversion.graph);
         return run;
     };
     std::map<std::vector<std::string>, SearchAttempt> tried;  // by sorted set
@@ -244,6 +265,7 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
     auto attempt = [&](std::vector<std::string> fp32) -> const SearchAttempt& {
         std::vector<std::string> key = fp32;
         std::sort(key.begin(), key.end());
+        latestRun.reset();
         if (const auto it = tried.find(key); it != tried.end()) {
             return it->second;
         }
@@ -253,8 +275,9 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
             a.value = kInf;  // out of budget: counts as not meeting, and is not recorded
             return tried.emplace(std::move(key), std::move(a)).first->second;
         }
-        const Run run = runWith(a.fp32Nodes);
-        a.value = run.executor ? precisionMetricValue(options.metric, referenceOutputs, run.outputs, shapes) : kInf;
+        Run run = runWith(a.fp32Nodes, false);
+        a.value = run.ran ? precisionMetricValue(options.metric, referenceOutputs, run.outputs, shapes) : kInf;
+        latestRun = std::move(run);
         a.meets = a.value <= options.tolerance;
         result.attempts.push_back(a);
         if (options.progress && !options.progress(a)) {
@@ -265,8 +288,8 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
     };
 
     // The baseline: the conversion as the lists decide it, measured node by node.
-    Run baseline = runWith({});
-    if (!baseline.executor) {
+    Run baseline = runWith({}, true);
+    if (!baseline.ran) {
         throw std::invalid_argument("the conversion fails its dtype check: " + baseline.conversion.report.dtypeCheck.message);
     }
     {
@@ -393,7 +416,6 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
         const double eb = std::isnan(b.error.maxRelError) ? kInf : b.error.maxRelError;
         return ea > eb;
     });
-    baseline.executor.reset();
     result.nodesSeconds = lap();
     if (options.measureOnly || stop) {
         result.value = result.attempts.front().value;
@@ -402,6 +424,22 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
         return result;
     }
 
+    // The baseline stays bound for the search; the set chosen so far joins it as it changes.
+    auto reuseFrom = [&] {
+        if (!options.reuseValues) return;
+        reusable = ReusableValues();
+        reusable.add(*reference);
+        reusable.add(*baseline.executor);
+        if (chosenRun) reusable.add(chosenRun->reusing);
+    };
+    // The last attempt's run becomes the chosen set's (its values reused from now on).
+    auto adoptLatest = [&] {
+        if (!latestRun) return;
+        chosenRun = std::move(latestRun);
+        latestRun.reset();
+        reuseFrom();
+    };
+    reuseFrom();
     std::vector<std::string> candidates;
     for (const NodeErrorProfile& p : result.nodes) {
         candidates.push_back(p.name);
@@ -412,11 +450,13 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
         // Bisection over how many of the worst candidates to keep in float32 (the error falls,
         // roughly monotonically, as more of them do), then drop each chosen node that is not needed.
         if (attempt(candidates).meets) {
+            adoptLatest();
             std::size_t lo = 1, hi = candidates.size();
             while (lo < hi && !stop) {
                 const std::size_t mid = lo + (hi - lo) / 2;
                 if (attempt({candidates.begin(), candidates.begin() + std::ptrdiff_t(mid)}).meets) {
                     hi = mid;
+                    adoptLatest();
                 } else {
                     lo = mid + 1;
                 }
@@ -427,6 +467,7 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
                 without.erase(without.begin() + std::ptrdiff_t(i));
                 if (attempt(without).meets) {
                     chosen = std::move(without);
+                    adoptLatest();
                 }
             }
             meets = true;

@@ -104,6 +104,10 @@ struct PrecisionSearchOptions {
     // Stop after measuring (the float32 reference, the baseline, every node's figures): what the
     // error view shows before anyone asks for a search.
     bool measureOnly = false;
+    // Attempts after the baseline compute only what differs from the float32 reference and the
+    // baseline (exec/reused_values): the same figures, in a fraction of the work. Off: every attempt
+    // runs its whole model (what the tests compare against).
+    bool reuseValues = true;
     // Called after every attempt; returning false stops the search (its best set so far stands).
     std::function<bool(const SearchAttempt&)> progress;
     // Called as nodes are measured (done of total); returning false stops the measurement, and the
@@ -128,6 +132,9 @@ struct PrecisionSearchResult {
     // Wall seconds: the float32 reference, the baseline conversion run, every node's figures (own
     // errors), the search's further attempts.
     double referenceSeconds = 0.0, baselineSeconds = 0.0, nodesSeconds = 0.0, searchSeconds = 0.0;
+    // The search's attempts after the baseline: op nodes in their converted graphs, and those run
+    // (fewer where values were reused).
+    std::size_t searchNodes = 0, searchNodesRun = 0;
 };
 
 // The metric over the outputs of a run (host values, heads in order) against the reference's.

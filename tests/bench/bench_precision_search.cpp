@@ -5,7 +5,11 @@
 // conversion, every node's own error, the attempts), the attempts and the set found.
 //
 //   bench_precision_search [--model SYMBOL.json] [--samples 8] [--size 224] [--repeats 3]
-//                          [--tolerances 1e-2,3e-4] [--metric max-rel]
+//                          [--tolerances 1e-2,3e-4] [--metric max-rel] [--reuse both|on|off]
+//
+// `--reuse`: the attempts compute only what differs from the reference and the baseline (on, the
+// default in the product), or run their whole model (off); both prints a row each, and the share
+// of the attempts' nodes that ran.
 //
 // Target (issue 21): 8 calibration inputs, max relative error 1e-2 on the logits, a set in under 20 s.
 #include <cstdio>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/cpu/cpu_backend.h"
 #include "bench_stats.h"
 #include "exec/precision_search.h"
 #include "formats/symbol_json.h"
@@ -31,6 +36,7 @@ int main(int argc, char** argv) {
     int repeats = 3;
     std::vector<double> tolerances{1e-2, 3e-4};
     PrecisionMetric metric = PrecisionMetric::MaxRel;
+    std::vector<bool> reuses{true, false};
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string key = argv[i];
         const char* value = argv[i + 1];
@@ -38,6 +44,9 @@ int main(int argc, char** argv) {
         else if (key == "--samples") samples = std::atoll(value);
         else if (key == "--size") size = std::atoll(value);
         else if (key == "--repeats") repeats = std::atoi(value);
+        else if (key == "--reuse") reuses = std::strcmp(value, "on") == 0 ? std::vector<bool>{true}
+                                            : std::strcmp(value, "off") == 0 ? std::vector<bool>{false}
+                                                                             : std::vector<bool>{true, false};
         else if (key == "--metric") metric = precisionMetricFromName(value).value_or(PrecisionMetric::MaxRel);
         else if (key == "--tolerances") {
             tolerances.clear();
@@ -57,23 +66,28 @@ int main(int argc, char** argv) {
     const std::map<std::string, HostArray> inputs{{"data", data}};
     auto backend = makeBackend(BackendChoice::Cpu);
     std::printf("# bench_precision_search: %s, %zu nodes, data (%lld, 3, %lld, %lld), metric %s, backend %s, "
-                "median of %d\n",
+                "median of %d, oneDNN ISA %s\n",
                 model.c_str(), graph.size(), (long long)samples, (long long)size, (long long)size,
-                std::string(precisionMetricName(metric)).c_str(), backend->name().c_str(), repeats);
-    std::printf("# %-10s %-10s %-8s %-8s %-9s %-12s %-4s %s\n", "tolerance", "search_s", "attempts", "fp16_n",
-                "fp32_set", "value", "met", "last run: reference_s baseline_s nodes_s attempts_s");
+                std::string(precisionMetricName(metric)).c_str(), backend->name().c_str(), repeats,
+                CpuBackend::dnnlIsa().c_str());
+    std::printf("# %-10s %-6s %-10s %-8s %-8s %-9s %-12s %-4s %-9s %s\n", "tolerance", "reuse", "search_s", "attempts",
+                "fp16_n", "fp32_set", "value", "met", "nodes_run", "last run: reference_s baseline_s nodes_s attempts_s");
     for (double tolerance : tolerances) {
-        PrecisionSearchOptions o;
-        o.metric = metric;
-        o.tolerance = tolerance;
-        o.seed = 1;
-        PrecisionSearchResult last;
-        const double ms = medianMs(repeats, [&] { last = searchFloat32Set(graph, nullptr, inputs, *backend, o); });
-        std::printf("  %-10.3g %-10.2f %-8zu %-8zu %-9zu %-12.4g %-4s %.2f %.2f %.2f %.2f\n", tolerance, ms / 1000.0,
-                    last.attempts.size(), last.nodes.size(), last.fp32Nodes.size(), last.value,
-                    last.meets ? "yes" : "no", last.referenceSeconds, last.baselineSeconds, last.nodesSeconds,
-                    last.searchSeconds);
-        std::fflush(stdout);
+        for (bool reuse : reuses) {
+            PrecisionSearchOptions o;
+            o.metric = metric;
+            o.tolerance = tolerance;
+            o.seed = 1;
+            o.reuseValues = reuse;
+            PrecisionSearchResult last;
+            const double ms = medianMs(repeats, [&] { last = searchFloat32Set(graph, nullptr, inputs, *backend, o); });
+            const double share = last.searchNodes ? 100.0 * double(last.searchNodesRun) / double(last.searchNodes) : 0.0;
+            std::printf("  %-10.3g %-6s %-10.2f %-8zu %-8zu %-9zu %-12.4g %-4s %-9.0f %.2f %.2f %.2f %.2f\n", tolerance,
+                        reuse ? "on" : "off", ms / 1000.0, last.attempts.size(), last.nodes.size(), last.fp32Nodes.size(),
+                        last.value, last.meets ? "yes" : "no", share, last.referenceSeconds, last.baselineSeconds,
+                        last.nodesSeconds, last.searchSeconds);
+            std::fflush(stdout);
+        }
     }
     return 0;
 }

@@ -11,6 +11,8 @@
 #include "graph_builder.h"
 #include "tensor/seeded_random.h"
 #include "train/calibration_inputs.h"
+#include "exec/reused_values.h"
+#include "formats/symbol_json.h"
 
 using namespace ampstudio;
 using ampstudio::test::GraphBuilder;
@@ -264,6 +266,80 @@ private slots:
         const Graph grayGraph = gray.finish({gray.addOp("Convolution", "conv0", {g, gray.addVariable("conv0_weight")},
                                                         {{"kernel", "(3, 3)"}, {"num_filter", "8"}, {"no_bias", "True"}})});
         QCOMPARE(suggestedRandomInput(grayGraph, &convParams, 2), std::string("data=2,1,28,28"));
+    }
+
+    // A conversion that keeps one node more in float32 than the baseline computes only what lies
+    // downstream of it; the outputs are bit for bit those of running the whole model.
+    void reusingRunEqualsTheWholeRun() {
+        const Graph source = readSymbolJsonFile(AMS_SOURCE_DIR "/resources/examples/mlp-symbol.json");
+        const auto inputs = randomInput("data", {4, 784}, 5);
+        auto backend = makeBackend(BackendChoice::Cpu);
+        ExecContext ctx;
+        ctx.training = false;
+        ctx.seed = 9;
+        ConversionOptions o;
+        o.lists = AmpLists::defaults(DType::F16);
+        const Graph baseline = convertGraph(source, o).graph;
+        o.excludedSymNames = {"fc2"};
+        const Graph attempt = convertGraph(source, o).graph;
+
+        auto whole = [&](const Graph& g) {
+            auto e = bindForInference(g, inputs, *backend);
+            loadValues(*e, nullptr, inputs, *backend, ctx.seed);
+            e->forward(ctx);
+            return e;
+        };
+        const auto reference = whole(source);
+        const auto base = whole(baseline);
+        const auto full = whole(attempt);
+        ReusableValues reusable;
+        reusable.add(*reference);
+        reusable.add(*base);
+        const ReusingRun r = runReusing(attempt, reusable, nullptr, inputs, *backend, ctx);
+        QCOMPARE(r.outputs.size(), std::size_t(1));
+        QCOMPARE(r.outputs[0], downloadFloats(*backend, full->entryValue(attempt.heads[0])));
+        // fc1 and its casts come from the baseline; fc2 onwards runs (fc2, relu2, the casts for fc3, fc3 ...).
+        std::size_t ops = 0;
+        for (const Node& n : attempt.nodes) ops += n.isVariable() ? 0 : 1;
+        QVERIFY2(r.nodesRun > 0 && r.nodesRun < ops, qPrintable(QString::number(r.nodesRun)));
+        QVERIFY(r.nodesReused > 0);
+        // A reusing run's values are reusable in turn, under the signatures of the graph it stood for.
+        o.excludedSymNames = {"fc2", "fc3"};
+        const Graph later = convertGraph(source, o).graph;
+        ReusableValues chained;
+        chained.add(*reference);
+        chained.add(r);
+        const ReusingRun r2 = runReusing(later, chained, nullptr, inputs, *backend, ctx);
+        QCOMPARE(r2.outputs[0], downloadFloats(*backend, whole(later)->entryValue(later.heads[0])));
+        QVERIFY(r2.nodesRun < r.nodesRun);
+        // The baseline itself is wholly reused: nothing runs.
+        const ReusingRun same = runReusing(baseline, reusable, nullptr, inputs, *backend, ctx);
+        QCOMPARE(same.nodesRun, std::size_t(0));
+        QCOMPARE(same.outputs[0], downloadFloats(*backend, base->entryValue(baseline.heads[0])));
+        // Signatures tell an attribute apart.
+        Graph changed = attempt;
+        for (Node& n : changed.nodes) {
+            if (n.name == "fc3") n.attrs.insert_or_assign("num_hidden", "11");
+        }
+        QVERIFY(entrySignatures(changed).back() != entrySignatures(attempt).back());
+    }
+
+    // The search finds the same set through the same attempts whether or not it reuses values.
+    void reuseChangesNoFigure() {
+        const Graph g = fragileExpGraph();
+        auto backend = makeBackend(BackendChoice::Cpu);
+        PrecisionSearchOptions o = fragileOptions();
+        const PrecisionSearchResult reused = searchFloat32Set(g, nullptr, randomInput("data", {8, 8}, 3), *backend, o);
+        o.reuseValues = false;
+        const PrecisionSearchResult whole = searchFloat32Set(g, nullptr, randomInput("data", {8, 8}, 3), *backend, o);
+        QCOMPARE(reused.attempts.size(), whole.attempts.size());
+        for (std::size_t i = 0; i < whole.attempts.size(); ++i) {
+            QCOMPARE(reused.attempts[i].fp32Nodes, whole.attempts[i].fp32Nodes);
+            QCOMPARE(reused.attempts[i].value, whole.attempts[i].value);
+        }
+        QCOMPARE(reused.fp32Nodes, whole.fp32Nodes);
+        QVERIFY(reused.searchNodesRun < whole.searchNodesRun);
+        QCOMPARE(whole.searchNodesRun, whole.searchNodes);
     }
 };
 
