@@ -44,7 +44,8 @@ struct CompareArgs {
     std::optional<std::filesystem::path> params;
     bool noParams = false;
     std::vector<std::string> inputs;  // NAME=SHAPE, e.g. data=64,784 or "data=(64, 784)"
-    std::optional<std::string> data;  // fashion-mnist, or an IDX images file
+    std::vector<std::string> numpyFiles;  // --inputs X.npz|X.npy ...
+    std::optional<std::string> data;  // fashion-mnist, an IDX images file, synthetic:NAME, csv:FILE, idx:DIR
     int64_t samples = 64;
     uint64_t seed = 0;
     std::optional<std::filesystem::path> report;
@@ -84,6 +85,7 @@ struct TuneArgs {
     // where the tuned model goes).
     ConvertArgs conversion;
     std::vector<std::string> inputs;  // NAME=SHAPE, as compare's
+    std::vector<std::string> numpyFiles;
     std::optional<std::string> data;
     int64_t samples = 8;
     uint64_t seed = 0;

@@ -95,7 +95,7 @@ int runCompare(const CompareArgs& args) {
         const NDArrayList* params = referenceModel.params.get();
 
         const std::map<std::string, HostArray> inputs =
-            modelInputs(reference, args.inputs, args.data, args.samples, args.seed);
+            modelInputs(reference, args.inputs, args.numpyFiles, args.data, args.samples, args.seed);
 
         auto backend = makeBackend(parseBackendChoice(args.backend), &converted);
         const ModelComparison result = compareModels(reference, converted, params, inputs,

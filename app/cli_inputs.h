@@ -1,6 +1,7 @@
 #pragma once
 // The inputs a model is run on by `compare` and `tune`: --input NAME=SHAPE (seeded uniform 0..1),
-// --data fashion-mnist or an IDX images file (the first --samples images, scaled to 0..1); the
+// --inputs X.npz ... (NumPy arrays by input name), --data fashion-mnist, an IDX images file or a
+// training-data spec (the first --samples samples); the
 // engine's calibrationInputs (train/calibration_inputs.h) with the command line's words.
 #include <cstdint>
 #include <map>
@@ -21,6 +22,7 @@ struct UsageError : std::runtime_error {
 
 // Throws UsageError (bad specs, no inputs at all) or LoadError (an unreadable images file).
 std::map<std::string, HostArray> modelInputs(const Graph& graph, const std::vector<std::string>& specs,
+                                             const std::vector<std::string>& numpyFiles,
                                              const std::optional<std::string>& data, int64_t samples, uint64_t seed);
 
 }  // namespace ampstudio::cli

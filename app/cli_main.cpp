@@ -85,7 +85,11 @@ int main(int argc, char** argv) {
                       "Parameters of the original (default: beside the symbol; else initialised from --seed)");
     compareCmd->add_option("converted", compare.converted, "The converted symbol file (convert's PREFIX-symbol.json)")->required();
     compareCmd->add_option("--input", compare.inputs, "An input and its shape, filled with seeded uniform(0,1): NAME=SHAPE (repeatable)");
-    compareCmd->add_option("--data", compare.data, "Images for the data input: fashion-mnist (its test set) or an IDX images file");
+    compareCmd->add_option("--inputs", compare.numpyFiles, "NumPy files (.npz, .npy): each array fills the input of its name")
+        ->check(CLI::ExistingFile);
+    compareCmd->add_option("--data", compare.data,
+                           "Samples for the data input: fashion-mnist (its test set), an IDX images file, "
+                           "synthetic:NAME, csv:FILE or idx:DIR (their validation part)");
     compareCmd->add_option("--samples", compare.samples, "How many images from --data (default 64)");
     compareCmd->add_option("--seed", compare.seed, "Seed of random inputs and initialised parameters (default 0)");
     compareCmd->add_option("--backend", compare.backend, "auto (default: CUDA when a device can run the model), cpu, cuda")
@@ -101,7 +105,11 @@ int main(int argc, char** argv) {
     tuneCmd->add_option("--output", tc.outputPrefix, "Writes PREFIX-symbol.json, PREFIX-amp-lists.json (and PREFIX-0000.params)")
         ->required();
     tuneCmd->add_option("--input", tune.inputs, "A calibration input and its shape, seeded uniform(0,1): NAME=SHAPE (repeatable)");
-    tuneCmd->add_option("--data", tune.data, "Calibration images for the data input: fashion-mnist or an IDX images file");
+    tuneCmd->add_option("--inputs", tune.numpyFiles, "Calibration NumPy files (.npz, .npy): each array fills the input of its name")
+        ->check(CLI::ExistingFile);
+    tuneCmd->add_option("--data", tune.data,
+                        "Calibration samples for the data input: fashion-mnist, an IDX images file, synthetic:NAME, "
+                        "csv:FILE or idx:DIR");
     tuneCmd->add_option("--samples", tune.samples, "How many images from --data (default 8)");
     tuneCmd->add_option("--metric", tune.metric, "max-rel (default), max-abs, cosine (1 - cosine), top1 (share of changed argmax)")
         ->check(CLI::IsMember({"max-rel", "max-abs", "cosine", "top1"}));

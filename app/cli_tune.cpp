@@ -61,7 +61,7 @@ int runTune(const TuneArgs& args) {
         const ModelDocument source = openModelFile(c.symbol, {.findCompanions = false, .params = c.params});
         const Graph& graph = *source.graph;
         const NDArrayList* params = source.params.get();
-        const std::map<std::string, HostArray> modelIn = modelInputs(graph, args.inputs, args.data, args.samples, args.seed);
+        const std::map<std::string, HostArray> modelIn = modelInputs(graph, args.inputs, args.numpyFiles, args.data, args.samples, args.seed);
 
         PrecisionSearchOptions options;
         options.conversion = conversionOptions(c);

@@ -51,7 +51,7 @@ QString metricText(PrecisionMetric metric) {
     return {};
 }
 
-enum InputKind { RandomValues, FashionMnist, IdxFile };
+enum InputKind { RandomValues, NumpyFiles, FashionMnist, IdxFile };
 
 }  // namespace
 
@@ -67,6 +67,7 @@ PrecisionPanel::PrecisionPanel(PrecisionRun* run, PrecisionTableModel* table, QW
     inputs->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_inputKind = named(new QComboBox, "precisionInputKind");
     m_inputKind->addItem(tr("Random values (uniform 0..1)"), RandomValues);
+    m_inputKind->addItem(tr("NumPy files (.npz, .npy)"), NumpyFiles);
     m_inputKind->addItem(tr("Fashion-MNIST (test images)"), FashionMnist);
     m_inputKind->addItem(tr("IDX images file"), IdxFile);
     inputs->addRow(tr("Values:"), m_inputKind);
@@ -76,13 +77,20 @@ PrecisionPanel::PrecisionPanel(PrecisionRun* run, PrecisionTableModel* table, QW
                             "--input). With a dataset, the data input's shape gives the layout of a sample."));
     inputs->addRow(tr("Shapes:"), m_shapes);
     auto* idxRow = new QHBoxLayout;
-    m_idxFile = named(new QLineEdit, "precisionIdxFile");
-    m_idxFile->setPlaceholderText(tr("images-idx3-ubyte"));
+    m_idxFile = named(new QLineEdit, "precisionFile");
+    m_idxFile->setToolTip(tr("NumPy files, separated by semicolons: each array fills the input of its name "
+                             "(a file's only array fills the data input); or one IDX images file"));
     auto* browse = new QToolButton;
     browse->setText(QStringLiteral("…"));
     connect(browse, &QToolButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("IDX Images File"), m_idxFile->text());
-        if (!path.isEmpty()) m_idxFile->setText(path);
+        if (m_inputKind->currentData().toInt() == NumpyFiles) {
+            const QStringList paths = QFileDialog::getOpenFileNames(this, tr("NumPy Files"), QString(),
+                                                                    tr("NumPy arrays (*.npz *.npy);;All files (*)"));
+            if (!paths.isEmpty()) m_idxFile->setText(paths.join(QLatin1Char(';')));
+        } else {
+            const QString path = QFileDialog::getOpenFileName(this, tr("IDX Images File"), m_idxFile->text());
+            if (!path.isEmpty()) m_idxFile->setText(path);
+        }
     });
     idxRow->addWidget(m_idxFile);
     idxRow->addWidget(browse);
@@ -229,6 +237,11 @@ PrecisionRequest PrecisionPanel::request(bool search) const {
     switch (m_inputKind->currentData().toInt()) {
         case FashionMnist: r.inputs.dataset = "fashion-mnist"; break;
         case IdxFile: r.inputs.dataset = m_idxFile->text().toStdString(); break;
+        case NumpyFiles:
+            for (const QString& f : m_idxFile->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+                r.inputs.numpyFiles.push_back(f.trimmed().toStdString());
+            }
+            break;
         default: break;
     }
     r.inputs.samples = m_samples->value();
@@ -277,8 +290,9 @@ QHash<QString, GraphView::NodeErrorMark> PrecisionPanel::errorMarks() const {
 
 void PrecisionPanel::updateInputsRow() {
     const int kind = m_inputKind->currentData().toInt();
-    m_idxFile->setEnabled(kind == IdxFile);
-    m_samples->setEnabled(kind != RandomValues);
+    m_idxFile->setEnabled(kind == IdxFile || kind == NumpyFiles);
+    m_idxFile->setPlaceholderText(kind == NumpyFiles ? tr("inputs.npz; more.npz") : tr("images-idx3-ubyte"));
+    m_samples->setEnabled(kind == FashionMnist || kind == IdxFile);
 }
 
 void PrecisionPanel::updateState() {

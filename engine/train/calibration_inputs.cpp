@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 
 #include "formats/load_error.h"
+#include "formats/npz_file.h"
 #include "ops/variable_roles.h"
 #include "tensor/seeded_random.h"
+#include "train/dataset_source.h"
 #include "train/fashion_mnist.h"
 #include "train/idx_file.h"
 
@@ -40,10 +43,21 @@ Shape parseShape(const std::string& text, const std::string& what) {
     return shape;
 }
 
-// The first `samples` images of a dataset as floats 0..1, one row per sample.
+// The first `samples` images of a dataset as floats 0..1, one row per sample; or the first samples
+// of a training-data spec's validation part (already scaled as training reads it).
 HostArray images(const std::string& source, int64_t samples) {
     Dataset d;
-    if (source == "fashion-mnist") {
+    float scale = 255.0f;
+    if (source.starts_with("synthetic:") || source.starts_with("csv:") || source.starts_with("idx:")) {
+        TrainingData t;
+        try {
+            t = loadTrainingData(source);
+        } catch (const std::invalid_argument& e) {
+            throw CalibrationError(e.what());
+        }
+        d = t.validation.size() > 0 ? std::move(t.validation) : std::move(t.train);
+        scale = 1.0f;
+    } else if (source == "fashion-mnist") {
         d = loadFashionMnist().test;
     } else {
         const IdxArray idx = readIdxFile(source);
@@ -57,8 +71,47 @@ HostArray images(const std::string& source, int64_t samples) {
     a.shape = {n};
     a.shape.insert(a.shape.end(), d.sampleShape.begin(), d.sampleShape.end());
     a.values.assign(d.features.begin(), d.features.begin() + n * d.sampleSize());
-    for (float& v : a.values) v /= 255.0f;
+    for (float& v : a.values) v /= scale;
     return a;
+}
+
+// The arrays of the NumPy files by the model input each fills, concatenated along the first axis.
+std::map<std::string, HostArray> numpyInputs(const Graph& graph, const std::vector<std::string>& files) {
+    const auto roles = classifyVariables(graph);
+    std::set<std::string> inputNames;
+    for (NodeId n = 0; n < graph.size(); ++n) {
+        if (graph.nodes[n].isVariable() && roles[n] == VariableRole::Input) inputNames.insert(graph.nodes[n].name);
+    }
+    std::map<std::string, HostArray> inputs;
+    for (const std::string& file : files) {
+        std::map<std::string, NpyArray> arrays = readNumpyFile(file);
+        for (auto& [key, array] : arrays) {
+            std::string name = key;
+            if (!inputNames.contains(name)) {
+                if (arrays.size() != 1 || dataInputName(graph).empty()) {
+                    std::string known;
+                    for (const std::string& n : inputNames) known += (known.empty() ? "" : ", ") + n;
+                    throw CalibrationError(file + ": array '" + key + "' names no input of the model (its inputs: " +
+                                           known + ")");
+                }
+                name = dataInputName(graph);
+            }
+            if (array.shape.empty()) throw CalibrationError(file + ": array '" + key + "' is a scalar; inputs need a batch axis");
+            const auto it = inputs.find(name);
+            if (it == inputs.end()) {
+                inputs[name] = HostArray{array.shape, std::move(array.values)};
+                continue;
+            }
+            HostArray& a = it->second;
+            if (!std::equal(a.shape.begin() + 1, a.shape.end(), array.shape.begin() + 1, array.shape.end())) {
+                throw CalibrationError(file + ": array '" + key + "' of shape " + shapeString(array.shape) +
+                                       " does not continue " + name + " of shape " + shapeString(a.shape));
+            }
+            a.shape[0] += array.shape[0];
+            a.values.insert(a.values.end(), array.values.begin(), array.values.end());
+        }
+    }
+    return inputs;
 }
 
 }  // namespace
@@ -129,6 +182,7 @@ std::map<std::string, HostArray> calibrationInputs(const Graph& graph, const Cal
         for (float& v : a.values) v = static_cast<float>(random.uniform(0.0, 1.0));
         inputs[item.substr(0, eq)] = std::move(a);
     }
+    for (auto& [name, array] : numpyInputs(graph, spec.numpyFiles)) inputs[name] = std::move(array);
     if (data) {
         const std::string name = dataInputName(graph);
         if (name.empty()) throw CalibrationError("the model has no data input for the dataset");
@@ -145,7 +199,7 @@ std::map<std::string, HostArray> calibrationInputs(const Graph& graph, const Cal
         inputs[name] = std::move(a);
     }
     if (inputs.empty()) {
-        throw CalibrationError("no inputs: give a dataset or random inputs by shape");
+        throw CalibrationError("no inputs: give NumPy files, a dataset or random inputs by shape");
     }
     return inputs;
 }

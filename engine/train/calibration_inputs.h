@@ -26,8 +26,14 @@ public:
 struct CalibrationSpec {
     // "NAME=SHAPE" ("data=8,3,224,224", "(8, 784)" brackets allowed): random values.
     std::vector<std::string> randomInputs;
-    // "fashion-mnist" or the path of an IDX images file: fills the model's data input; a random
-    // input of the same name gives the per-sample layout, the batch comes from `samples`.
+    // NumPy files (.npz archives or .npy arrays): each array fills the input of its name (a file's
+    // only array fills the data input whatever its name); an input in several files is their
+    // concatenation along the first axis. Used whole: `samples` does not cut them.
+    std::vector<std::string> numpyFiles;
+    // "fashion-mnist", the path of an IDX images file, or a training-data spec ("synthetic:blobs",
+    // "csv:FILE", "idx:DIR", as dataset_source.h names them; their validation part): fills the
+    // model's data input; a random input of the same name gives the per-sample layout, the batch
+    // comes from `samples`.
     std::optional<std::string> dataset;
     int64_t samples = 8;
     uint64_t seed = 1;

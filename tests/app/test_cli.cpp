@@ -258,6 +258,29 @@ private slots:
         QCOMPARE(cli({"tune", symbol, "--input", "data=8,8", "--metric", "rmse", "--output", prefix}).exitCode, 1);
     }
 
+    // tune and compare read calibration inputs from NumPy files; the report records their shapes, a
+    // file that is not NumPy is bad input naming it.
+    void numpyCalibrationInputs() {
+        QTemporaryDir dir;
+        const QString mlp = QStringLiteral(AMS_SOURCE_DIR "/resources/examples/mlp-symbol.json");
+        const QString npz = QStringLiteral(AMS_SOURCE_DIR "/tests/engine/fixtures/numpy/mlp-data.npz");
+        const QString prefix = dir.filePath("tuned");
+        const Run r = cli({"tune", mlp, "--inputs", npz, "--tolerance", "1", "--output", prefix, "--report",
+                           dir.filePath("tune.json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QFile f(dir.filePath("tune.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray shape = QJsonDocument::fromJson(f.readAll()).object()["inputs"].toObject()["data"].toArray();
+        QCOMPARE(shape.size(), 2);
+        QCOMPARE(shape[0].toInt(), 2);
+        QCOMPARE(shape[1].toInt(), 784);
+        const Run c = cli({"compare", mlp, prefix + "-symbol.json", "--inputs", npz});
+        QVERIFY2(c.exitCode == 0, qPrintable(c.out + c.err));
+        const Run bad = cli({"compare", mlp, prefix + "-symbol.json", "--inputs", mlp});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("neither a .npy array nor an .npz archive"), qPrintable(bad.err));
+    }
+
     void exitStatuses_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("status");

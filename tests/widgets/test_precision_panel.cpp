@@ -2,6 +2,7 @@
 // every measured node for the converted view; a bad shape says why; a float32 reference that is
 // itself not finite is said so in red; a result for other conversion options reads as out of date;
 // a search offers its set to keep in float32.
+#include <QComboBox>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -100,6 +101,20 @@ private slots:
         p.panel.setModel(mlp(), nullptr);
         QCOMPARE(view->model()->rowCount(), 0);
         QVERIFY(p.panel.errorMarks().isEmpty());
+    }
+
+    // NumPy files fill the inputs by name; the random shapes then only add what they lack.
+    void measuresOnNumpyInputs() {
+        Panel p;
+        p.panel.setConversion(float16());
+        p.panel.setModel(mlp(), nullptr);
+        auto* kind = p.child<QComboBox>("precisionInputKind");
+        kind->setCurrentIndex(kind->findText(QStringLiteral("NumPy files (.npz, .npy)")));
+        p.child<QLineEdit>("precisionShapes")->clear();
+        p.child<QLineEdit>("precisionFile")->setText(QStringLiteral(AMS_SOURCE_DIR "/tests/engine/fixtures/numpy/mlp-data.npz"));
+        QCOMPARE(p.panel.request(false).inputs.numpyFiles.size(), std::size_t(1));
+        QVERIFY(p.runToEnd("precisionMeasure"));
+        QVERIFY2(p.panel.statusText().startsWith(QStringLiteral("Measured")), qPrintable(p.panel.statusText()));
     }
 
     void aBadShapeSaysWhy() {
