@@ -19,6 +19,10 @@ trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
 "$app" --size 1500x900 --zoom 0.8 --select fire3_squeeze1x1 --screenshot "$out/squeezenet.png" \
     "$testdata/squeezenet_v1.1-symbol.json"
 "$app" --size 1500x900 --screenshot "$out/squeezenet-overview.png" "$testdata/squeezenet_v1.1-symbol.json"
+# The precision debugger: the small CNN (real MXNet parameters) measured on seeded random inputs, the
+# converted view coloured by error.
+"$app" --size 1600x1000 --zoom 1 --select conv2 --measure --screenshot "$out/precision.png" \
+    resources/examples/small-cnn-symbol.json
 mkdir -p "$XDG_CONFIG_HOME/AMP Studio"
 # The training monitor once the MLP has trained three epochs on Fashion-MNIST with float16 master
 # weights from a loss scale of 2^24 (the back-off shows at the start of the loss-scale chart).
