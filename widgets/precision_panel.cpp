@@ -255,14 +255,21 @@ PrecisionRequest PrecisionPanel::request(bool search) const {
     return r;
 }
 
+// Random values need shapes: without them nothing starts and the status says what to give.
+bool PrecisionPanel::inputsGiven() {
+    if (m_inputKind->currentData().toInt() != RandomValues || !m_shapes->text().trimmed().isEmpty()) return true;
+    m_status->setText(tr("Give the inputs' shapes (NAME=SHAPE, e.g. data=8,784), or choose NumPy files or a dataset"));
+    return false;
+}
+
 bool PrecisionPanel::measure() {
-    if (!m_run->start(request(false))) return false;
+    if (!inputsGiven() || !m_run->start(request(false))) return false;
     m_status->setText(tr("Measuring…"));
     return true;
 }
 
 bool PrecisionPanel::findFloat32Set() {
-    if (!m_run->start(request(true))) return false;
+    if (!inputsGiven() || !m_run->start(request(true))) return false;
     m_status->setText(tr("Searching…"));
     return true;
 }

@@ -67,6 +67,7 @@ private:
     void showProgress();
     void showOutcome();
     void updateInputsRow();
+    bool inputsGiven();
 
     PrecisionRun* m_run;
     PrecisionTableModel* m_table;

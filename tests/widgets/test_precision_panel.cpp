@@ -121,6 +121,10 @@ private slots:
         Panel p;
         p.panel.setConversion(float16());
         p.panel.setModel(mlp(), nullptr);
+        // The MLP without parameters gives no width to suggest: Measure asks for the shapes.
+        QVERIFY(p.child<QLineEdit>("precisionShapes")->text().isEmpty());
+        QVERIFY(!p.panel.measure());
+        QVERIFY2(p.panel.statusText().contains(QStringLiteral("shapes")), qPrintable(p.panel.statusText()));
         p.child<QLineEdit>("precisionShapes")->setText(QStringLiteral("data=8,x"));
         QVERIFY(p.runToEnd("precisionMeasure"));
         QVERIFY2(p.panel.statusText().contains(QStringLiteral("not a shape")), qPrintable(p.panel.statusText()));
