@@ -12,10 +12,24 @@
 namespace ampstudio::cli {
 namespace {
 
+// ONNX: "IR 8, opset 17, com.microsoft 1" (the default domain unnamed).
+std::string onnxVersionText(const Graph& graph) {
+    const auto ir = graph.attrs.find("onnx_ir_version");
+    std::string text = "IR " + ir->second;
+    const auto opsets = graph.attrs.find("onnx_opset_import");
+    const auto value = opsets == graph.attrs.end() ? nlohmann::json() : nlohmann::json::parse(opsets->second, nullptr, false);
+    if (value.is_object()) {
+        for (const auto& [domain, version] : value.items()) {
+            text += ", " + (domain.empty() || domain == "ai.onnx" ? std::string("opset") : domain) + " " + version.dump();
+        }
+    }
+    return text;
+}
+
 std::string versionText(const Graph& graph) {
     const auto it = graph.attrs.find("mxnet_version");
     if (it == graph.attrs.end()) {
-        return "unknown";
+        return graph.attrs.contains("onnx_ir_version") ? onnxVersionText(graph) : "unknown";
     }
     const auto value = nlohmann::json::parse(it->second, nullptr, false);
     if (!value.is_array() || value.size() != 2 || !value[1].is_number_integer()) {
@@ -80,7 +94,8 @@ int runInspect(const InspectArgs& args) {
         if (args.json) {
             nlohmann::ordered_json j;
             j["file"] = args.symbol.string();
-            j["mxnet_version"] = versionText(graph);
+            j["format"] = std::string(modelFormatName(model.origin.format));
+            j[model.origin.format == ModelFormat::MxnetCheckpoint ? "mxnet_version" : "version"] = versionText(graph);
             j["nodes"] = graph.size();
             j["operators"] = graph.size() - graph.argNodes().size();
             j["variables"] = graph.argNodes().size();
@@ -91,7 +106,8 @@ int runInspect(const InspectArgs& args) {
             j["auxiliary_states"] = auxStates;
             j["outputs"] = outputs;
             if (params) {
-                j["params_file"] = args.params->string();
+                // ONNX keeps its parameters (initializers) in the model file itself.
+                j["params_file"] = (model.origin.params ? *model.origin.params : model.origin.model).string();
                 j["param_arrays"] = params->arrays.size();
                 j["param_bytes"] = params->payloadBytes();
                 for (const auto& [dtype, t] : paramTotals) {

@@ -343,7 +343,8 @@ void MainWindow::chooseAndOpen() {
     QSettings settings;
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open Model"), settings.value(settings::kLastDirectory).toString(),
-        tr("MXNet models (*-symbol.json *.json *.params);;All files (*)"));
+        tr("Models (*-symbol.json *.json *.params *.onnx);;MXNet models (*-symbol.json *.json *.params);;"
+           "ONNX models (*.onnx);;All files (*)"));
     if (!path.isEmpty()) {
         settings.setValue(settings::kLastDirectory, QFileInfo(path).absolutePath());
         openFile(path);

@@ -8,6 +8,9 @@ AMS_PACKAGES=(
     qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
     qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev
     nlohmann-json3-dev libcli11-dev zlib1g-dev libzip-dev libdnnl-dev
+    # ONNX models: libonnx's protobuf classes (and checker, shape inference) over protobuf; the
+    # conformance models that test_onnx_format opens.
+    libonnx-dev libprotobuf-dev libonnx-testdata
     # Only recommended by libdnnl-dev, but its CMake config calls find_package(OpenCL REQUIRED).
     ocl-icd-opencl-dev
     dataset-fashion-mnist

@@ -22,7 +22,8 @@ ModelFiles saveConvertedModel(const std::string& prefix, const ConversionResult&
         ConversionReport scratch;
         applyParamCasting(*cast, result.storedInTargetDtype, targetDtype, report ? *report : scratch);
     }
-    return saveModelFile(source.origin.format, prefix, result.graph, cast ? &*cast : nullptr, protectedFiles);
+    return saveModelFile(source.origin.format, prefix, result.graph, cast ? &*cast : nullptr, protectedFiles, 0,
+                         source.source.get());
 }
 
 }  // namespace ampstudio

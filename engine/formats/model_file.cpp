@@ -12,8 +12,8 @@ namespace ampstudio {
 namespace {
 
 // Every format AMP Studio reads and writes. The first is the fallback for a file none recognises.
-const std::array<const ModelFormatHandler*, 1>& handlers() {
-    static const std::array<const ModelFormatHandler*, 1> table{&mxnetCheckpointFormat()};
+const std::array<const ModelFormatHandler*, 2>& handlers() {
+    static const std::array<const ModelFormatHandler*, 2> table{&mxnetCheckpointFormat(), &onnxFormat()};
     return table;
 }
 
@@ -74,6 +74,7 @@ std::vector<std::filesystem::path> ModelOrigin::files() const {
     std::vector<std::filesystem::path> result;
     if (!model.empty()) result.push_back(model);
     if (params) result.push_back(*params);
+    result.insert(result.end(), sideFiles.begin(), sideFiles.end());
     return result;
 }
 
@@ -102,13 +103,14 @@ ModelFiles modelFilesFor(ModelFormat format, const std::string& prefix, bool wit
 }
 
 ModelFiles saveModelFile(ModelFormat format, const std::string& prefix, const Graph& graph, const NDArrayList* params,
-                         std::span<const std::filesystem::path> protectedFiles, int64_t epoch) {
+                         std::span<const std::filesystem::path> protectedFiles, int64_t epoch,
+                         const FormatSource* source) {
     const ModelFormatHandler& handler = handlerFor(format);
     const ModelFiles files = handler.filesFor(prefix, params != nullptr, epoch);
     for (const std::filesystem::path& output : files.all()) {
         refuseToOverwriteInput(output, protectedFiles);  // all checked before anything is written
     }
-    handler.write(files, graph, params);
+    handler.write(files, graph, params, source);
     return files;
 }
 

@@ -21,6 +21,7 @@ namespace ampstudio {
 
 enum class ModelFormat {
     MxnetCheckpoint,  // PREFIX-symbol.json + PREFIX-NNNN.params (Module.save_checkpoint, HybridBlock.export)
+    Onnx,             // MODEL.onnx, its tensors inline or in side files beside it (ONNX external data)
 };
 
 // "MXNet symbol": for messages and `inspect`.
@@ -36,15 +37,26 @@ struct ModelOrigin {
     std::string displayName;                      // the model file's name, or an example's title
     std::filesystem::path model;                  // the graph's file; empty when parsed from memory
     std::optional<std::filesystem::path> params;  // the parameter file read, when one was
+    // Other files the model's data was read from (ONNX external data); known once it has been read.
+    std::vector<std::filesystem::path> sideFiles;
 
     // Every file the document was read from: a save never writes over one of them.
     std::vector<std::filesystem::path> files() const;
+};
+
+// What a format keeps of its file beyond the graph and the parameters, so that a save writes back
+// everything it did not change (ONNX: the whole ModelProto). Opaque here: only the format's own
+// source files know the type, so nothing above them sees that format's headers (protobuf's).
+class FormatSource {
+public:
+    virtual ~FormatSource() = default;
 };
 
 struct ModelDocument {
     std::shared_ptr<const Graph> graph;
     std::shared_ptr<const NDArrayList> params;  // null when the model came without parameters
     ModelOrigin origin;
+    std::shared_ptr<const FormatSource> source;  // null for formats the graph and parameters say all of
 };
 
 struct OpenModelOptions {
@@ -70,7 +82,8 @@ ModelDocument parseModel(ModelFormat format, std::span<const std::byte> model, s
                          const std::string& displayName);
 
 // The files a save under `prefix` writes: "dir/net-fp16" -> dir/net-fp16-symbol.json and, with
-// parameters, dir/net-fp16-0000.params (the epoch MXNet's load_checkpoint is then given).
+// parameters, dir/net-fp16-0000.params (the epoch MXNet's load_checkpoint is then given); for ONNX
+// dir/net-fp16.onnx alone, its tensors inline.
 struct ModelFiles {
     std::filesystem::path model;
     std::optional<std::filesystem::path> params;
@@ -81,9 +94,11 @@ ModelFiles modelFilesFor(ModelFormat format, const std::string& prefix, bool wit
 
 // Writes `graph` (and `params` when given) in `format` under `prefix`, each file atomically. Throws
 // SaveError before anything is written when an output would replace one of `protectedFiles`
-// (see refuseToOverwriteInput), or naming the file when a write fails.
+// (see refuseToOverwriteInput), or naming the file when a write fails. `source` is the document's
+// (ModelDocument::source): a format that needs one (ONNX) refuses to write without it.
 ModelFiles saveModelFile(ModelFormat format, const std::string& prefix, const Graph& graph, const NDArrayList* params,
-                         std::span<const std::filesystem::path> protectedFiles, int64_t epoch = 0);
+                         std::span<const std::filesystem::path> protectedFiles, int64_t epoch = 0,
+                         const FormatSource* source = nullptr);
 
 // The prefix a converted copy is named after: "dir/resnet" for dir/resnet-symbol.json or
 // dir/resnet-0012.params, "dir/net" for dir/net.json; empty for a document parsed from memory.

@@ -40,7 +40,7 @@ ModelOrigin locate(const std::filesystem::path& file, const OpenModelOptions& op
     if (options.params) {
         files.params = options.params;
     }
-    return {ModelFormat::MxnetCheckpoint, files.symbol.filename().string(), files.symbol, files.params};
+    return {ModelFormat::MxnetCheckpoint, files.symbol.filename().string(), files.symbol, files.params, {}};
 }
 
 ModelDocument read(const ModelOrigin& origin) {
@@ -60,7 +60,7 @@ ModelDocument parse(std::span<const std::byte> model, std::span<const std::byte>
     if (!params.empty()) {
         document.params = std::make_shared<const NDArrayList>(parseNDArrayList(params, displayName));
     }
-    document.origin = {ModelFormat::MxnetCheckpoint, displayName, {}, std::nullopt};
+    document.origin = {ModelFormat::MxnetCheckpoint, displayName, {}, std::nullopt, {}};
     return document;
 }
 
@@ -74,7 +74,7 @@ ModelFiles filesFor(const std::string& prefix, bool withParams, int64_t epoch) {
     return files;
 }
 
-void write(const ModelFiles& files, const Graph& graph, const NDArrayList* params) {
+void write(const ModelFiles& files, const Graph& graph, const NDArrayList* params, const FormatSource* /*source*/) {
     // Parameters first: a symbol on disk then always has the parameters it was saved with.
     if (params) {
         writeNDArrayListFile(*files.params, *params);

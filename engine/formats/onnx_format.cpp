@@ -1,0 +1,262 @@
+// ONNX as a model format: one MODEL.onnx (a serialized onnx::ModelProto, Debian's libonnx 1.12
+// classes), its tensors inline or as external data beside it. The document keeps the ModelProto
+// whole (onnx_model.h); the graph the program sees is made from it (onnx_graph_import.h).
+
+#include <cctype>
+#include <fstream>
+#include <limits>
+
+#include "formats/atomic_file.h"
+#include "formats/load_error.h"
+#include "formats/model_format_handler.h"
+#include "formats/ndarray_list.h"
+#include "formats/onnx_graph_import.h"
+#include "formats/onnx_model.h"
+#include "formats/onnx_tensor_data.h"
+
+namespace ampstudio {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kSuffixes[] = {".onnx"};
+
+// protobuf parses at most 2 GiB (its int sizes); a larger model keeps its tensors as external data.
+constexpr std::size_t kMaxProtoBytes = std::numeric_limits<int>::max();
+
+// A varint at `at`, as protobuf's wire format writes it; false when it runs past the end.
+bool readVarint(std::span<const std::byte> bytes, std::size_t& at, uint64_t& value) {
+    value = 0;
+    for (int shift = 0; shift < 64 && at < bytes.size(); shift += 7) {
+        const auto b = static_cast<uint8_t>(bytes[at++]);
+        value |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if ((b & 0x80) == 0) return true;
+    }
+    return false;
+}
+
+// ModelProto's fields, as a serializer writes them: ir_version (1, varint) first, then strings
+// (producer, domain, doc: 2, 3, 6, 4 length-delimited), model_version (5), graph (7), opset_import (8).
+int recognise(const fs::path& file, std::span<const std::byte> head) {
+    std::string extension = file.extension().string();
+    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (extension == ".onnx") return 3;  // surer than the MXNet format's guess from a first byte
+    std::size_t at = 0;
+    uint64_t tag = 0, irVersion = 0, next = 0;
+    if (!readVarint(head, at, tag) || tag != 0x08 || !readVarint(head, at, irVersion)) return 0;
+    if (irVersion == 0 || irVersion > 64) return 0;
+    if (at == head.size()) return 1;
+    if (!readVarint(head, at, next)) return 0;
+    const uint64_t field = next >> 3, wire = next & 7;
+    return field >= 2 && field <= 8 && (wire == (field == 5 ? 0u : 2u)) ? 2 : 0;
+}
+
+ModelOrigin locate(const fs::path& file, const OpenModelOptions& /*options*/) {
+    return {ModelFormat::Onnx, file.filename().string(), file, std::nullopt, {}};
+}
+
+// The main graph's initializers with a dtype the engine has, as parameters ("arg:" + name, as an
+// MXNet argument); other tensors (strings, complex) stay only in the proto.
+std::shared_ptr<const NDArrayList> parametersOf(const OnnxModel& model, const std::string& file) {
+    auto params = std::make_shared<NDArrayList>();
+    std::size_t external = 0;
+    for (const onnx::TensorProto& tensor : model.proto.graph().initializer()) {
+        const bool isExternal = isExternalTensor(tensor);
+        const std::vector<std::byte>* data = isExternal ? &model.externalData[external++] : nullptr;
+        const std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
+        if (!dtype) continue;
+        NDArrayRecord record;
+        record.name = "arg:" + tensor.name();
+        record.dtype = *dtype;
+        record.shape.assign(tensor.dims().begin(), tensor.dims().end());
+        record.format = NDArrayRecordFormat::V3;  // a 0-d initializer is a scalar, as numpy's
+        record.data = onnxTensorBytes(tensor, data, file);
+        params->arrays.push_back(std::move(record));
+    }
+    if (params->arrays.empty()) return nullptr;
+    return params;
+}
+
+}  // namespace
+
+ModelDocument parseOnnxModel(std::span<const std::byte> bytes, const fs::path& folder, const std::string& displayName) {
+    if (bytes.size() > kMaxProtoBytes) {
+        throw LoadError(displayName, "", "over 2 GiB: protobuf cannot parse it (a model this large keeps its tensors as external data)");
+    }
+    auto model = std::make_shared<OnnxModel>();
+    if (!model->proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+        throw LoadError(displayName, "", "not an ONNX model: the bytes are no valid ModelProto");
+    }
+    // Almost any bytes are some protobuf message: a model has at least its IR version and a graph.
+    if (model->proto.ir_version() <= 0 || !model->proto.has_graph()) {
+        throw LoadError(displayName, "", "not an ONNX model: no IR version or no graph");
+    }
+    ModelDocument document;
+    document.origin = {ModelFormat::Onnx, displayName, {}, std::nullopt, {}};
+    // Every external tensor is read and checked now (a model that opens can be saved); the order is
+    // forEachOnnxTensor's, which the main graph's initializers begin.
+    forEachOnnxTensor(model->proto, [&](onnx::TensorProto& tensor) {
+        if (isExternalTensor(tensor)) {
+            model->externalData.push_back(readExternalTensorData(tensor, folder, displayName, document.origin.sideFiles));
+        }
+    });
+    OnnxGraphImport imported = importOnnxGraph(model->proto.graph(), displayName);
+    Graph& graph = imported.graph;
+    graph.attrs["onnx_ir_version"] = std::to_string(model->proto.ir_version());
+    std::string opsets;
+    for (const onnx::OperatorSetIdProto& opset : model->proto.opset_import()) {
+        opsets += (opsets.empty() ? "" : ",") + ("\"" + opset.domain() + "\":" + std::to_string(opset.version()));
+    }
+    graph.attrs["onnx_opset_import"] = "{" + opsets + "}";
+    model->protoNodeOf = std::move(imported.protoNodeOf);
+    model->graph = std::make_shared<const Graph>(std::move(graph));
+    document.graph = model->graph;
+    document.params = parametersOf(*model, displayName);
+    document.source = std::move(model);
+    return document;
+}
+
+const OnnxModel* onnxModelOf(const ModelDocument& document) {
+    return dynamic_cast<const OnnxModel*>(document.source.get());
+}
+
+namespace {
+
+bool sameGraph(const Graph& a, const Graph& b) {
+    if (a.size() != b.size() || a.heads != b.heads) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const Node& x = a.nodes[i];
+        const Node& y = b.nodes[i];
+        if (x.op != y.op || x.name != y.name || x.inputs != y.inputs || x.numOutputs != y.numOutputs ||
+            x.controlDeps != y.controlDeps || x.attrs != y.attrs) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string serializeOnnxModel(const OnnxModel& model, const Graph& graph, const NDArrayList* params) {
+    if (!sameGraph(graph, *model.graph)) {
+        throw SaveError("writing a changed ONNX graph (a converted model) is not supported yet: only the model as read");
+    }
+    // Which initializers take new values: those whose bytes differ from `params`.
+    const std::string file = "the ONNX model";  // validated when it was read: never thrown
+    std::vector<const NDArrayRecord*> replaced(static_cast<std::size_t>(model.proto.graph().initializer_size()), nullptr);
+    bool changed = !model.externalData.empty();
+    if (params) {
+        std::size_t external = 0;
+        for (int i = 0; i < model.proto.graph().initializer_size(); ++i) {
+            const onnx::TensorProto& tensor = model.proto.graph().initializer(i);
+            const bool isExternal = isExternalTensor(tensor);
+            const std::vector<std::byte>* data = isExternal ? &model.externalData[external++] : nullptr;
+            const int found = params->find(tensor.name());
+            if (found < 0 || !dtypeFromOnnx(tensor.data_type())) continue;
+            const NDArrayRecord& record = params->arrays[static_cast<std::size_t>(found)];
+            if (record.dtype == dtypeFromOnnx(tensor.data_type()) &&
+                std::equal(record.shape.begin(), record.shape.end(), tensor.dims().begin(), tensor.dims().end()) &&
+                record.data == onnxTensorBytes(tensor, data, file)) {
+                continue;
+            }
+            replaced[static_cast<std::size_t>(i)] = &record;
+            changed = true;
+        }
+    }
+    std::string bytes;
+    if (!changed) {
+        if (!model.proto.SerializeToString(&bytes)) throw SaveError("protobuf could not serialize the ONNX model");
+        return bytes;
+    }
+    onnx::ModelProto copy = model.proto;
+    std::size_t external = 0;
+    forEachOnnxTensor(copy, [&](onnx::TensorProto& tensor) {
+        if (!isExternalTensor(tensor)) return;
+        const std::vector<std::byte>& data = model.externalData[external++];
+        tensor.set_raw_data(reinterpret_cast<const char*>(data.data()), data.size());
+        tensor.clear_external_data();
+        tensor.clear_data_location();
+    });
+    for (std::size_t i = 0; i < replaced.size(); ++i) {
+        if (!replaced[i]) continue;
+        onnx::TensorProto& tensor = *copy.mutable_graph()->mutable_initializer(static_cast<int>(i));
+        const NDArrayRecord& record = *replaced[i];
+        const std::string name = tensor.name();
+        const std::string doc = tensor.doc_string();
+        tensor.Clear();
+        tensor.set_name(name);
+        if (!doc.empty()) tensor.set_doc_string(doc);
+        tensor.set_data_type(onnxDataType(record.dtype));
+        for (const int64_t d : record.shape) tensor.add_dims(d);
+        tensor.set_raw_data(reinterpret_cast<const char*>(record.data.data()), record.data.size());
+    }
+    if (copy.ByteSizeLong() > kMaxProtoBytes) {
+        throw SaveError("the ONNX model would be over 2 GiB inline; writing external data is not supported yet");
+    }
+    if (!copy.SerializeToString(&bytes)) throw SaveError("protobuf could not serialize the ONNX model");
+    return bytes;
+}
+
+namespace {
+
+std::vector<std::byte> readFile(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw LoadError(path.string(), "", "cannot open the file");
+    }
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    if (size < 0) {
+        throw LoadError(path.string(), "", "cannot read the file");
+    }
+    if (static_cast<uint64_t>(size) > kMaxProtoBytes) {
+        throw LoadError(path.string(), "", "over 2 GiB: protobuf cannot parse it (a model this large keeps its tensors as external data)");
+    }
+    std::vector<std::byte> bytes(static_cast<std::size_t>(size));
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(bytes.data()), size);
+    if (!in) {
+        throw LoadError(path.string(), "", "cannot read the file");
+    }
+    return bytes;
+}
+
+ModelDocument read(const ModelOrigin& origin) {
+    const std::vector<std::byte> bytes = readFile(origin.model);
+    const fs::path folder = origin.model.parent_path().empty() ? fs::path(".") : origin.model.parent_path();
+    ModelDocument document = parseOnnxModel(bytes, folder, origin.model.string());
+    document.origin.format = ModelFormat::Onnx;
+    document.origin.displayName = origin.displayName;
+    document.origin.model = origin.model;
+    return document;
+}
+
+ModelDocument parse(std::span<const std::byte> model, std::span<const std::byte> /*params*/, const std::string& displayName) {
+    return parseOnnxModel(model, {}, displayName);  // from memory: no folder, so no external data
+}
+
+ModelFiles filesFor(const std::string& prefix, bool /*withParams*/, int64_t /*epoch*/) {
+    return {prefix + ".onnx", std::nullopt};  // the initializers are inside
+}
+
+void write(const ModelFiles& files, const Graph& graph, const NDArrayList* params, const FormatSource* source) {
+    const auto* model = dynamic_cast<const OnnxModel*>(source);
+    if (!model) {
+        throw SaveError(files.model.string() + ": an ONNX model is written from the ONNX model it was read from, and there is none");
+    }
+    writeFileAtomically(files.model, serializeOnnxModel(*model, graph, params));
+}
+
+std::string stem(const ModelOrigin& origin) {
+    return origin.model.empty() ? std::string() : (origin.model.parent_path() / origin.model.stem()).string();
+}
+
+}  // namespace
+
+const ModelFormatHandler& onnxFormat() {
+    static const ModelFormatHandler handler{ModelFormat::Onnx, "ONNX", kSuffixes, recognise, locate, read, parse,
+                                            filesFor, write, stem};
+    return handler;
+}
+
+}  // namespace ampstudio

@@ -1,0 +1,49 @@
+#pragma once
+// An ONNX model as AMP Studio holds it: the whole ModelProto as parsed, untouched, beside the Graph
+// IR the rest of the program sees. Keeping the message whole is what makes a save without changes
+// write back everything (opset imports, IR version, metadata, doc strings, value_info, functions,
+// sparse initializers, attributes and fields libonnx 1.12 does not know, which protobuf keeps as
+// unknown fields). Only the ONNX format's own files and their tests include this header: it brings
+// in protobuf's; everything else sees a ModelDocument whose `source` is opaque.
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "formats/model_file.h"
+
+namespace ampstudio {
+
+struct OnnxModel final : FormatSource {
+    onnx::ModelProto proto;  // as parsed: external tensors still name their side files
+    // The bytes of every tensor stored as external data, in forEachOnnxTensor's order, read and
+    // checked when the model was opened: a save writes them inline, wherever it writes.
+    std::vector<std::vector<std::byte>> externalData;
+    // Graph node id -> index into proto.graph().node(); -1 for a variable (graph input, initializer).
+    std::vector<int> protoNodeOf;
+    // The graph made from the proto: a save compares the graph it is given with this one.
+    std::shared_ptr<const Graph> graph;
+};
+
+// The document's ONNX model, or nullptr when it came from another format.
+const OnnxModel* onnxModelOf(const ModelDocument& document);
+
+// A serialized ModelProto as a document (graph, parameters = the main graph's initializers of a
+// numeric dtype, source = the OnnxModel). External data is resolved in `folder` (an empty folder
+// admits none). Throws LoadError naming `displayName` on any malformed input, an external location
+// that leaves the folder, a side file too short, or a length that disagrees with shape and dtype.
+ModelDocument parseOnnxModel(std::span<const std::byte> bytes, const std::filesystem::path& folder,
+                             const std::string& displayName);
+
+// The bytes a save of `graph` and `params` writes for `model`. This increment writes the model's own
+// graph only: throws SaveError when `graph` differs from model.graph (the ONNX conversion pass comes
+// next). Initializers whose values differ from `params` take its values; external tensors are
+// written inline. Without either change the result is the parsed message re-serialized.
+std::string serializeOnnxModel(const OnnxModel& model, const Graph& graph, const NDArrayList* params);
+
+}  // namespace ampstudio
