@@ -77,9 +77,8 @@ std::shared_ptr<const NDArrayList> parametersOf(const OnnxModel& model, const st
     return params;
 }
 
-}  // namespace
-
-ModelDocument parseOnnxModel(std::span<const std::byte> bytes, const fs::path& folder, const std::string& displayName) {
+// The model's message from its bytes. Throws LoadError.
+std::shared_ptr<OnnxModel> parseProto(std::span<const std::byte> bytes, const std::string& displayName) {
     if (bytes.size() > kMaxProtoBytes) {
         throw LoadError(displayName, "", "over 2 GiB: protobuf cannot parse it (a model this large keeps its tensors as external data)");
     }
@@ -91,6 +90,11 @@ ModelDocument parseOnnxModel(std::span<const std::byte> bytes, const fs::path& f
     if (model->proto.ir_version() <= 0 || !model->proto.has_graph()) {
         throw LoadError(displayName, "", "not an ONNX model: no IR version or no graph");
     }
+    return model;
+}
+
+// The document of a parsed model: its external data read, its graph imported, its parameters.
+ModelDocument documentOf(std::shared_ptr<OnnxModel> model, const fs::path& folder, const std::string& displayName) {
     ModelDocument document;
     document.origin = {ModelFormat::Onnx, displayName, {}, std::nullopt, {}};
     // Every external tensor is read and checked now (a model that opens can be saved); the order is
@@ -114,6 +118,12 @@ ModelDocument parseOnnxModel(std::span<const std::byte> bytes, const fs::path& f
     document.params = parametersOf(*model, displayName);
     document.source = std::move(model);
     return document;
+}
+
+}  // namespace
+
+ModelDocument parseOnnxModel(std::span<const std::byte> bytes, const fs::path& folder, const std::string& displayName) {
+    return documentOf(parseProto(bytes, displayName), folder, displayName);
 }
 
 const OnnxModel* onnxModelOf(const ModelDocument& document) {
@@ -222,9 +232,15 @@ std::vector<std::byte> readFile(const fs::path& path) {
 }
 
 ModelDocument read(const ModelOrigin& origin) {
-    const std::vector<std::byte> bytes = readFile(origin.model);
+    std::shared_ptr<OnnxModel> model;
+    {
+        // The file's bytes go before the parameters are decoded: peak memory stays near twice the
+        // tensors (the message's copy and the parameters'), not three times.
+        const std::vector<std::byte> bytes = readFile(origin.model);
+        model = parseProto(bytes, origin.model.string());
+    }
     const fs::path folder = origin.model.parent_path().empty() ? fs::path(".") : origin.model.parent_path();
-    ModelDocument document = parseOnnxModel(bytes, folder, origin.model.string());
+    ModelDocument document = documentOf(std::move(model), folder, origin.model.string());
     document.origin.format = ModelFormat::Onnx;
     document.origin.displayName = origin.displayName;
     document.origin.model = origin.model;

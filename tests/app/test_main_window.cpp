@@ -130,6 +130,21 @@ private slots:
         QVERIFY(reportOf(window).paramBytesBefore > 1000000);
     }
 
+    // An ONNX model drops as an MXNet one does (converting it is the next step: it is shown as read).
+    void droppingAnOnnxModelShowsIt() {
+        const QString model = QStringLiteral("/usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d/model.onnx");
+        if (!QFile::exists(model)) {
+            QSKIP("libonnx-testdata is not installed");
+        }
+        MainWindow window;
+        QVERIFY(window.openDemo());
+        drop(&window, model);
+        QCOMPARE(window.workspace()->displayName(), QStringLiteral("model.onnx"));
+        QVERIFY(window.workspace()->params());  // the initializers
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        QCOMPARE(window.beforeView()->drawing().nodes.size(), 4);  // input, weight, bias, Conv
+    }
+
     void movingAnOpChangesTheConvertedViewAndUndoRestoresIt() {
         MainWindow window;
         QVERIFY(window.openDemo());

@@ -70,6 +70,8 @@ private slots:
         QVERIFY(isModelFileName("RESNET-0012.PARAMS"));
         QVERIFY(!isModelFileName("notes.txt"));
         QVERIFY(!isModelFileName(".json"));  // a name, not only an ending
+        QVERIFY(isModelFileName("dir/resnet50.onnx"));
+        QVERIFY(!isModelFileName(".onnx"));
     }
 
     void explicitParamsWithoutCompanions() {
@@ -107,6 +109,9 @@ private slots:
         QTest::newRow("not json") << "notes.txt" << QByteArray("hello, world") << "";
         QTest::newRow("other json") << "config.json" << QByteArray("{\"lr\": 0.1}") << "";
         QTest::newRow("truncated params") << "x-0000.params" << QByteArray("\x12\x01\0\0\0\0\0\0\x01", 9) << "";
+        QTest::newRow("empty onnx") << "empty.onnx" << QByteArray() << "";
+        QTest::newRow("text as onnx") << "notes.onnx" << QByteArray("hello, world") << "";
+        QTest::newRow("truncated onnx") << "cut.onnx" << QByteArray("\x08\x08\x3a\x7f\x0a", 5) << "";
     }
     void badFilesAreLoadErrors() {
         QFETCH(QString, name);
