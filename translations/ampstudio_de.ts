@@ -627,10 +627,6 @@
         <translation>Modell öffnen</translation>
     </message>
     <message>
-        <source>MXNet models (*-symbol.json *.json *.params);;All files (*)</source>
-        <translation>MXNet-Modelle (*-symbol.json *.json *.params);;Alle Dateien (*)</translation>
-    </message>
-    <message>
         <source>Cannot open model</source>
         <translation>Modell kann nicht geöffnet werden</translation>
     </message>
@@ -783,6 +779,10 @@
             <numerusform></numerusform>
             <numerusform></numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Models (*-symbol.json *.json *.params *.onnx);;MXNet models (*-symbol.json *.json *.params);;ONNX models (*.onnx);;All files (*)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1651,6 +1651,30 @@ Doppelklicken, um ihn anzuzeigen</translation>
     </message>
     <message>
         <source>Out of date: the conversion has changed since; measure again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NumPy files (.npz, .npy)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NumPy files, separated by semicolons: each array fills the input of its name (a file&apos;s only array fills the data input); or one IDX images file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NumPy Files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NumPy arrays (*.npz *.npy);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Give the inputs&apos; shapes (NAME=SHAPE, e.g. data=8,784), or choose NumPy files or a dataset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>inputs.npz; more.npz</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
