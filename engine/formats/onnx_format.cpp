@@ -3,6 +3,7 @@
 // whole (onnx_model.h); the graph the program sees is made from it (onnx_graph_import.h).
 
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 
@@ -77,6 +78,24 @@ std::shared_ptr<const NDArrayList> parametersOf(const OnnxModel& model, const st
     return params;
 }
 
+// `text` as a JSON string: graph attributes are JSON text, and a domain is any bytes.
+std::string jsonString(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+            out += escaped;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
 // The model's message from its bytes. Throws LoadError.
 std::shared_ptr<OnnxModel> parseProto(std::span<const std::byte> bytes, const std::string& displayName) {
     if (bytes.size() > kMaxProtoBytes) {
@@ -109,7 +128,7 @@ ModelDocument documentOf(std::shared_ptr<OnnxModel> model, const fs::path& folde
     graph.attrs["onnx_ir_version"] = std::to_string(model->proto.ir_version());
     std::string opsets;
     for (const onnx::OperatorSetIdProto& opset : model->proto.opset_import()) {
-        opsets += (opsets.empty() ? "" : ",") + ("\"" + opset.domain() + "\":" + std::to_string(opset.version()));
+        opsets += (opsets.empty() ? "" : ",") + jsonString(opset.domain()) + ":" + std::to_string(opset.version());
     }
     graph.attrs["onnx_opset_import"] = "{" + opsets + "}";
     model->protoNodeOf = std::move(imported.protoNodeOf);
