@@ -279,19 +279,19 @@
     <name>ErrorScaleLegend</name>
     <message>
         <source>Max relative error of each node&apos;s output against float32 (max |c − r| / max |r|), on a log scale; grey: not measured (variables, casts, nodes only one graph has)</source>
-        <translation type="unfinished"></translation>
+        <translation>Maximaler relativer Fehler der Ausgabe jedes Knotens gegenüber float32 (max |c − r| / max |r|), logarithmisch skaliert; grau: nicht gemessen (Variablen, Casts, Knoten, die nur ein Graph enthält)</translation>
     </message>
     <message>
         <source>Error:</source>
-        <translation type="unfinished"></translation>
+        <translation>Fehler:</translation>
     </message>
     <message>
         <source>not measured</source>
-        <translation type="unfinished"></translation>
+        <translation>nicht gemessen</translation>
     </message>
     <message>
         <source>range warning</source>
-        <translation type="unfinished"></translation>
+        <translation>Bereichswarnung</translation>
     </message>
 </context>
 <context>
@@ -427,11 +427,11 @@
     <name>MagnitudeHistogramView</name>
     <message>
         <source>Magnitudes of the node&apos;s float32 output (log scale, two octaves a bar; %1 zeros). Shaded: where %2 flushes to zero (below 2^%3), keeps fewer digits (below 2^%4) or overflows (above 2^%5).</source>
-        <translation type="unfinished"></translation>
+        <translation>Beträge der float32-Ausgabe des Knotens (logarithmische Skala, zwei Oktaven pro Balken; %1 Nullen). Schattiert: wo %2 auf null abrundet (unter 2^%3), weniger Stellen behält (unter 2^%4) oder überläuft (über 2^%5).</translation>
     </message>
     <message>
         <source>not measured</source>
-        <translation type="unfinished"></translation>
+        <translation>nicht gemessen</translation>
     </message>
 </context>
 <context>
@@ -742,47 +742,47 @@
     </message>
     <message>
         <source>Precision</source>
-        <translation type="unfinished">Genauigkeit</translation>
+        <translation>Genauigkeit</translation>
     </message>
     <message>
         <source>Cannot save: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Speichern nicht möglich: %1</translation>
     </message>
     <message>
         <source>cannot save: fails MXNet&apos;s dtype check: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Speichern nicht möglich: dtype-Prüfung von MXNet fehlgeschlagen: %1</translation>
     </message>
     <message numerus="yes">
         <source> · valid where MXNet 1.9.1&apos;s own result is not: %n input(s) wired differently</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform> · gültig, wo das Ergebnis von MXNet 1.9.1 selbst es nicht ist: %n Eingang anders verbunden</numerusform>
+            <numerusform> · gültig, wo das Ergebnis von MXNet 1.9.1 selbst es nicht ist: %n Eingänge anders verbunden</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>, %n parameter(s) stored in another dtype (see the report)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>, %n Parameter in einem anderen dtype gespeichert (siehe Bericht)</numerusform>
+            <numerusform>, %n Parameter in einem anderen dtype gespeichert (siehe Bericht)</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>Keep %n Node(s) in Float32</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Knoten in Float32 belassen</numerusform>
+            <numerusform>%n Knoten in Float32 belassen</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n node(s) kept in float32 (the precision search&apos;s set); Undo takes them back</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Knoten in float32 belassen (die Menge aus der Genauigkeitssuche); mit „Rückgängig“ lässt sich das zurücknehmen</numerusform>
+            <numerusform>%n Knoten in float32 belassen (die Menge aus der Genauigkeitssuche); mit „Rückgängig“ lässt sich das zurücknehmen</numerusform>
         </translation>
     </message>
     <message>
         <source>Models (*-symbol.json *.json *.params *.onnx);;MXNet models (*-symbol.json *.json *.params);;ONNX models (*.onnx);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>Modelle (*-symbol.json *.json *.params *.onnx);;MXNet-Modelle (*-symbol.json *.json *.params);;ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
     </message>
 </context>
 <context>
@@ -828,72 +828,72 @@
     <name>NodeErrorBox</name>
     <message>
         <source>undefined (no finite pair)</source>
-        <translation type="unfinished"></translation>
+        <translation>undefiniert (kein endliches Paar)</translation>
     </message>
     <message>
         <source>Measured error</source>
-        <translation type="unfinished"></translation>
+        <translation>Gemessener Fehler</translation>
     </message>
     <message>
         <source>In the model:</source>
-        <translation type="unfinished"></translation>
+        <translation>Im Modell:</translation>
     </message>
     <message>
         <source>Own:</source>
-        <translation type="unfinished"></translation>
+        <translation>Eigener Fehler:</translation>
     </message>
     <message>
         <source>Cosine:</source>
-        <translation type="unfinished"></translation>
+        <translation>Kosinus:</translation>
     </message>
     <message>
         <source>Float32 range:</source>
-        <translation type="unfinished"></translation>
+        <translation>Float32-Bereich:</translation>
     </message>
     <message>
         <source>max relative %1, max absolute %2</source>
-        <translation type="unfinished"></translation>
+        <translation>max. relativ %1, max. absolut %2</translation>
     </message>
     <message numerus="yes">
         <source>; %n inf/NaN</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>; %n inf/NaN</numerusform>
+            <numerusform>; %n inf/NaN</numerusform>
         </translation>
     </message>
     <message>
         <source>none: computes in float32, its error is inherited</source>
-        <translation type="unfinished"></translation>
+        <translation>keiner: rechnet in float32, sein Fehler ist geerbt</translation>
     </message>
     <message>
         <source>%1 (alone in %2 on exact float32 inputs)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 (allein in %2 mit exakten float32-Eingängen)</translation>
     </message>
     <message>
         <source>not measured: the node cannot run on its own</source>
-        <translation type="unfinished"></translation>
+        <translation>nicht gemessen: Der Knoten kann nicht allein ausgeführt werden</translation>
     </message>
     <message>
         <source>undefined</source>
-        <translation type="unfinished"></translation>
+        <translation>undefiniert</translation>
     </message>
     <message>
         <source>max |x| %1</source>
-        <translation type="unfinished"></translation>
+        <translation>max |x| %1</translation>
     </message>
     <message>
         <source>, %1 % beyond %2&apos;s largest</source>
-        <translation type="unfinished"></translation>
+        <translation>, %1&#xa0;% über dem größten Wert von %2</translation>
     </message>
     <message>
         <source>, %1 % below its smallest normal</source>
-        <translation type="unfinished"></translation>
+        <translation>, %1&#xa0;% unter dem kleinsten normalen Wert</translation>
     </message>
     <message numerus="yes">
         <source>, %n inf/NaN in float32</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>, %n inf/NaN in float32</numerusform>
+            <numerusform>, %n inf/NaN in float32</numerusform>
         </translation>
     </message>
 </context>
@@ -1415,345 +1415,345 @@ Doppelklicken, um ihn anzuzeigen</translation>
     <name>PrecisionPanel</name>
     <message>
         <source>n/a</source>
-        <translation type="unfinished"></translation>
+        <translation>k.&#xa0;A.</translation>
     </message>
     <message>
         <source>Max relative error</source>
-        <translation type="unfinished"></translation>
+        <translation>Maximaler relativer Fehler</translation>
     </message>
     <message>
         <source>Max absolute error</source>
-        <translation type="unfinished"></translation>
+        <translation>Maximaler absoluter Fehler</translation>
     </message>
     <message>
         <source>1 − cosine</source>
-        <translation type="unfinished"></translation>
+        <translation>1 − Kosinus</translation>
     </message>
     <message>
         <source>Top-1 disagreement</source>
-        <translation type="unfinished"></translation>
+        <translation>Top-1-Abweichung</translation>
     </message>
     <message>
         <source>Calibration inputs</source>
-        <translation type="unfinished"></translation>
+        <translation>Kalibrierungseingaben</translation>
     </message>
     <message>
         <source>Random values (uniform 0..1)</source>
-        <translation type="unfinished"></translation>
+        <translation>Zufallswerte (gleichverteilt 0..1)</translation>
     </message>
     <message>
         <source>Fashion-MNIST (test images)</source>
-        <translation type="unfinished"></translation>
+        <translation>Fashion-MNIST (Testbilder)</translation>
     </message>
     <message>
         <source>IDX images file</source>
-        <translation type="unfinished"></translation>
+        <translation>IDX-Bilddatei</translation>
     </message>
     <message>
         <source>Values:</source>
-        <translation type="unfinished"></translation>
+        <translation>Werte:</translation>
     </message>
     <message>
         <source>NAME=SHAPE for every input, separated by spaces or semicolons (as the CLI&apos;s --input). With a dataset, the data input&apos;s shape gives the layout of a sample.</source>
-        <translation type="unfinished"></translation>
+        <translation>NAME=FORM für jeden Eingang, getrennt durch Leerzeichen oder Semikolons (wie --input der CLI). Mit einem Datensatz gibt die Form des Dateneingangs das Layout eines Samples vor.</translation>
     </message>
     <message>
         <source>Shapes:</source>
-        <translation type="unfinished"></translation>
+        <translation>Formen:</translation>
     </message>
     <message>
         <source>images-idx3-ubyte</source>
-        <translation type="unfinished"></translation>
+        <translation>images-idx3-ubyte</translation>
     </message>
     <message>
         <source>IDX Images File</source>
-        <translation type="unfinished"></translation>
+        <translation>IDX-Bilddatei</translation>
     </message>
     <message>
         <source>File:</source>
-        <translation type="unfinished">Datei:</translation>
+        <translation>Datei:</translation>
     </message>
     <message>
         <source>Samples of a dataset (the batch of random values is the shape&apos;s first dimension)</source>
-        <translation type="unfinished"></translation>
+        <translation>Samples eines Datensatzes (bei Zufallswerten ist die Batchgröße die erste Dimension der Form)</translation>
     </message>
     <message>
         <source>Seeds the random values and, without a .params file, the parameters</source>
-        <translation type="unfinished"></translation>
+        <translation>Seed für die Zufallswerte und, ohne .params-Datei, für die Parameter</translation>
     </message>
     <message>
         <source>Seed:</source>
-        <translation type="unfinished">Seed:</translation>
+        <translation>Seed:</translation>
     </message>
     <message>
         <source>Samples:</source>
-        <translation type="unfinished"></translation>
+        <translation>Samples:</translation>
     </message>
     <message>
         <source>Tolerance</source>
-        <translation type="unfinished"></translation>
+        <translation>Toleranz</translation>
     </message>
     <message>
         <source>Measured over the model&apos;s outputs against float32</source>
-        <translation type="unfinished"></translation>
+        <translation>Gemessen an den Ausgängen des Modells gegenüber float32</translation>
     </message>
     <message>
         <source>Metric:</source>
-        <translation type="unfinished"></translation>
+        <translation>Metrik:</translation>
     </message>
     <message>
         <source>At most:</source>
-        <translation type="unfinished"></translation>
+        <translation>Höchstens:</translation>
     </message>
     <message>
         <source>Conversions the search may run, the baseline included; it keeps the best set found</source>
-        <translation type="unfinished"></translation>
+        <translation>Konvertierungen, die die Suche ausführen darf, die Ausgangskonvertierung eingeschlossen; sie behält die beste gefundene Menge</translation>
     </message>
     <message>
         <source>Attempts:</source>
-        <translation type="unfinished"></translation>
+        <translation>Versuche:</translation>
     </message>
     <message>
         <source>&amp;Measure</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Messen</translation>
     </message>
     <message>
         <source>Run float32 and the current conversion on the inputs; colour every node by its error</source>
-        <translation type="unfinished"></translation>
+        <translation>float32 und die aktuelle Konvertierung mit den Eingaben ausführen; jeden Knoten nach seinem Fehler einfärben</translation>
     </message>
     <message>
         <source>&amp;Find Float32 Set</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Float32-Menge suchen</translation>
     </message>
     <message>
         <source>Find a small set of nodes to keep in float32 for which the outputs meet the tolerance</source>
-        <translation type="unfinished"></translation>
+        <translation>Eine kleine Menge von Knoten suchen, die in float32 bleiben, sodass die Ausgänge die Toleranz einhalten</translation>
     </message>
     <message>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>Stoppen</translation>
     </message>
     <message>
         <source>&amp;Keep Set in Float32</source>
-        <translation type="unfinished"></translation>
+        <translation>Menge in Float32 &amp;belassen</translation>
     </message>
     <message>
         <source>Add the nodes found to the exclusions, as one step Undo takes back</source>
-        <translation type="unfinished"></translation>
+        <translation>Die gefundenen Knoten den Ausschlüssen hinzufügen, in einem Schritt, den „Rückgängig“ zurücknimmt</translation>
     </message>
     <message>
         <source>Colour the converted graph by error</source>
-        <translation type="unfinished"></translation>
+        <translation>Den konvertierten Graphen nach Fehler einfärben</translation>
     </message>
     <message>
         <source>Shapes</source>
-        <translation type="unfinished"></translation>
+        <translation>Formen</translation>
     </message>
     <message>
         <source>Measuring…</source>
-        <translation type="unfinished"></translation>
+        <translation>Wird gemessen…</translation>
     </message>
     <message>
         <source>Searching…</source>
-        <translation type="unfinished"></translation>
+        <translation>Wird gesucht…</translation>
     </message>
     <message>
         <source>error %1 (own %2) against float32</source>
-        <translation type="unfinished"></translation>
+        <translation>Fehler %1 (eigener %2) gegenüber float32</translation>
     </message>
     <message>
         <source>error %1 against float32 (inherited)</source>
-        <translation type="unfinished"></translation>
+        <translation>Fehler %1 gegenüber float32 (geerbt)</translation>
     </message>
     <message>
         <source>Running float32 and the conversion…</source>
-        <translation type="unfinished"></translation>
+        <translation>float32 und die Konvertierung werden ausgeführt…</translation>
     </message>
     <message>
         <source>Measuring node %1 of %2…</source>
-        <translation type="unfinished"></translation>
+        <translation>Knoten %1 von %2 wird gemessen…</translation>
     </message>
     <message numerus="yes">
         <source>Attempt %1: %n node(s) in float32</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Versuch %1: %n Knoten in float32</numerusform>
+            <numerusform>Versuch %1: %n Knoten in float32</numerusform>
         </translation>
     </message>
     <message>
         <source>, metric %1</source>
-        <translation type="unfinished"></translation>
+        <translation>, Metrik %1</translation>
     </message>
     <message numerus="yes">
         <source>; best so far %n node(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>; bisher beste Menge: %n Knoten</numerusform>
+            <numerusform>; bisher beste Menge: %n Knoten</numerusform>
         </translation>
     </message>
     <message>
         <source>Failed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message numerus="yes">
         <source>Searched in %1 s: %n attempt(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>In %1 s gesucht: %n Versuch</numerusform>
+            <numerusform>In %1 s gesucht: %n Versuche</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>Measured %n node(s) in %1 s</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Knoten in %1 s gemessen</numerusform>
+            <numerusform>%n Knoten in %1 s gemessen</numerusform>
         </translation>
     </message>
     <message>
         <source>Output &lt;b&gt;%1&lt;/b&gt;: max rel %2, max abs %3, cosine %4</source>
-        <translation type="unfinished"></translation>
+        <translation>Ausgang &lt;b&gt;%1&lt;/b&gt;: max. rel. %2, max. abs. %3, Kosinus %4</translation>
     </message>
     <message numerus="yes">
         <source>reference not finite: float32 itself gives %n inf/NaN value(s); the figures cover the finite pairs only</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Referenz nicht endlich: float32 selbst liefert %n inf/NaN-Wert; die Zahlen betreffen nur die endlichen Paare</numerusform>
+            <numerusform>Referenz nicht endlich: float32 selbst liefert %n inf/NaN-Werte; die Zahlen betreffen nur die endlichen Paare</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n value(s) not finite in %1</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Wert in %1 nicht endlich</numerusform>
+            <numerusform>%n Werte in %1 nicht endlich</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>&lt;b&gt;Found:&lt;/b&gt; %n node(s) in float32 give %1 %2 (at most %3)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>&lt;b&gt;Gefunden:&lt;/b&gt; %n Knoten in float32 ergibt: %1 %2 (höchstens %3)</numerusform>
+            <numerusform>&lt;b&gt;Gefunden:&lt;/b&gt; %n Knoten in float32 ergeben: %1 %2 (höchstens %3)</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>&lt;b&gt;Not met:&lt;/b&gt; the best set (%n node(s)) gives %1 %2, above %3</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>&lt;b&gt;Nicht erreicht:&lt;/b&gt; Die beste Menge (%n Knoten) ergibt: %1 %2, über %3</numerusform>
+            <numerusform>&lt;b&gt;Nicht erreicht:&lt;/b&gt; Die beste Menge (%n Knoten) ergibt: %1 %2, über %3</numerusform>
         </translation>
     </message>
     <message>
         <source>Stopped: the best set so far.</source>
-        <translation type="unfinished"></translation>
+        <translation>Gestoppt: die bisher beste Menge.</translation>
     </message>
     <message>
         <source>Stopped: the nodes measured so far.</source>
-        <translation type="unfinished"></translation>
+        <translation>Gestoppt: die bisher gemessenen Knoten.</translation>
     </message>
     <message>
         <source>Out of date: the conversion has changed since; measure again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Veraltet: Die Konvertierung hat sich seitdem geändert; bitte erneut messen.</translation>
     </message>
     <message>
         <source>NumPy files (.npz, .npy)</source>
-        <translation type="unfinished"></translation>
+        <translation>NumPy-Dateien (.npz, .npy)</translation>
     </message>
     <message>
         <source>NumPy files, separated by semicolons: each array fills the input of its name (a file&apos;s only array fills the data input); or one IDX images file</source>
-        <translation type="unfinished"></translation>
+        <translation>NumPy-Dateien, getrennt durch Semikolons: Jedes Array füllt den gleichnamigen Eingang (das einzige Array einer Datei füllt den Dateneingang); oder eine IDX-Bilddatei</translation>
     </message>
     <message>
         <source>NumPy Files</source>
-        <translation type="unfinished"></translation>
+        <translation>NumPy-Dateien</translation>
     </message>
     <message>
         <source>NumPy arrays (*.npz *.npy);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>NumPy-Arrays (*.npz *.npy);;Alle Dateien (*)</translation>
     </message>
     <message>
         <source>Give the inputs&apos; shapes (NAME=SHAPE, e.g. data=8,784), or choose NumPy files or a dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>Geben Sie die Formen der Eingänge an (NAME=FORM, z.&#xa0;B. data=8,784) oder wählen Sie NumPy-Dateien oder einen Datensatz</translation>
     </message>
     <message>
         <source>inputs.npz; more.npz</source>
-        <translation type="unfinished"></translation>
+        <translation>inputs.npz; more.npz</translation>
     </message>
 </context>
 <context>
     <name>PrecisionTableModel</name>
     <message numerus="yes">
         <source> (+%n more)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform> (+%n weitere)</numerusform>
+            <numerusform> (+%n weitere)</numerusform>
         </translation>
     </message>
     <message>
         <source>This node could not be run on its own.</source>
-        <translation type="unfinished"></translation>
+        <translation>Dieser Knoten konnte nicht allein ausgeführt werden.</translation>
     </message>
     <message>
         <source>Computes in float32: its error is inherited only.</source>
-        <translation type="unfinished"></translation>
+        <translation>Rechnet in float32: Sein Fehler ist nur geerbt.</translation>
     </message>
     <message>
         <source>Node</source>
-        <translation type="unfinished"></translation>
+        <translation>Knoten</translation>
     </message>
     <message>
         <source>Op</source>
-        <translation type="unfinished">Op</translation>
+        <translation>Op</translation>
     </message>
     <message>
         <source>Runs in</source>
-        <translation type="unfinished"></translation>
+        <translation>Läuft in</translation>
     </message>
     <message>
         <source>Error</source>
-        <translation type="unfinished"></translation>
+        <translation>Fehler</translation>
     </message>
     <message>
         <source>Own error</source>
-        <translation type="unfinished"></translation>
+        <translation>Eigener Fehler</translation>
     </message>
     <message>
         <source>Cosine</source>
-        <translation type="unfinished">Kosinus</translation>
+        <translation>Kosinus</translation>
     </message>
     <message>
         <source>Max |x|</source>
-        <translation type="unfinished"></translation>
+        <translation>Max |x|</translation>
     </message>
     <message>
         <source>Overflow</source>
-        <translation type="unfinished"></translation>
+        <translation>Überlauf</translation>
     </message>
     <message>
         <source>Subnormal</source>
-        <translation type="unfinished"></translation>
+        <translation>Subnormal</translation>
     </message>
     <message>
         <source>Warnings</source>
-        <translation type="unfinished"></translation>
+        <translation>Warnungen</translation>
     </message>
     <message>
         <source>Max relative error of the node&apos;s output in the converted model against float32 (max |c − r| / max |r|): created here and inherited from upstream</source>
-        <translation type="unfinished"></translation>
+        <translation>Maximaler relativer Fehler der Ausgabe des Knotens im konvertierten Modell gegenüber float32 (max |c − r| / max |r|): hier entstanden und von vorgelagerten Knoten geerbt</translation>
     </message>
     <message>
         <source>The node alone in the low dtype on exact float32 inputs: the error it creates itself</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Knoten allein im niedrigen dtype mit exakten float32-Eingängen: der Fehler, den er selbst erzeugt</translation>
     </message>
     <message>
         <source>The largest magnitude of its float32 output</source>
-        <translation type="unfinished"></translation>
+        <translation>Der größte Betrag seiner float32-Ausgabe</translation>
     </message>
     <message>
         <source>Share of its float32 values beyond the target dtype&apos;s largest value: they become inf</source>
-        <translation type="unfinished"></translation>
+        <translation>Anteil seiner float32-Werte über dem größten Wert des Ziel-dtype: Sie werden zu inf</translation>
     </message>
     <message>
         <source>Share of its non-zero float32 values below the target dtype&apos;s smallest normal</source>
-        <translation type="unfinished"></translation>
+        <translation>Anteil seiner von null verschiedenen float32-Werte unter dem kleinsten normalen Wert des Ziel-dtype</translation>
     </message>
 </context>
 <context>
@@ -2462,7 +2462,7 @@ skipped: the gradients overflowed</source>
     </message>
     <message>
         <source>Measure the conversion&apos;s error node by node (the Precision panel&apos;s Measure, on its suggested inputs).</source>
-        <translation type="unfinished"></translation>
+        <translation>Den Fehler der Konvertierung Knoten für Knoten messen („Messen“ im Panel „Genauigkeit“, mit den dort vorgeschlagenen Eingaben).</translation>
     </message>
 </context>
 </TS>
