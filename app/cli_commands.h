@@ -26,6 +26,7 @@ struct ConvertArgs {
     std::optional<std::string> targetDtypeOps, fp32Ops, widestDtypeOps, conditionalFp32Ops;
     std::optional<std::string> excludedSymNames, dataNames;
     bool castOptionalParams = false;
+    bool lowPrecisionIo = false;  // ONNX models only
     std::optional<std::filesystem::path> report;
 };
 
@@ -107,7 +108,8 @@ void resolveCheckpoint(std::filesystem::path& symbol, std::optional<std::filesys
 int runConvert(const ConvertArgs& args);
 // The conversion `convert` runs for these arguments (lists file and list options, mode, exclusions,
 // data names, cast_optional_params). Throws AmpListsError and LoadError (the lists file).
-ConversionOptions conversionOptions(const ConvertArgs& args);
+// `opSet` picks the default lists (MXNet's or the ONNX ones) when no --lists file is given.
+ConversionOptions conversionOptions(const ConvertArgs& args, OpSet opSet = OpSet::Mxnet);
 int runInspect(const InspectArgs& args);
 int runCompare(const CompareArgs& args);
 int runTune(const TuneArgs& args);

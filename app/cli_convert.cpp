@@ -46,12 +46,17 @@ std::vector<ConditionalFp32Op> parseConditional(const std::string& text) {
     return result;
 }
 
-AmpLists composeLists(const ConvertArgs& args) {
+AmpLists composeLists(const ConvertArgs& args, OpSet opSet) {
     std::optional<DType> target;
     if (args.targetDtype) {
         target = dtypeFromName(*args.targetDtype);
     }
-    AmpLists lists = args.listsFile ? AmpLists::fromJsonFile(*args.listsFile) : AmpLists::defaults(target.value_or(DType::F16));
+    AmpLists lists = args.listsFile ? AmpLists::fromJsonFile(*args.listsFile) : AmpLists::defaults(target.value_or(DType::F16), opSet);
+    if (args.listsFile && lists.opSet() != opSet) {
+        std::cerr << "ampstudio-cli: note: the lists in " << args.listsFile->string() << " name "
+                  << (lists.opSet() == OpSet::Onnx ? "ONNX" : "MXNet") << " operators, the model is "
+                  << (opSet == OpSet::Onnx ? "ONNX" : "MXNet") << ": entries match by name only\n";
+    }
     if (target && *target != lists.targetDtype) {
         std::cerr << "ampstudio-cli: note: the lists in " << args.listsFile->string() << " are for "
                   << dtypeName(lists.targetDtype) << "; converting to " << dtypeName(*target) << " as asked\n";
@@ -66,9 +71,9 @@ AmpLists composeLists(const ConvertArgs& args) {
 
 }  // namespace
 
-ConversionOptions conversionOptions(const ConvertArgs& args) {
+ConversionOptions conversionOptions(const ConvertArgs& args, OpSet opSet) {
     ConversionOptions options;
-    options.lists = composeLists(args);
+    options.lists = composeLists(args, opSet);
     options.mode = *conversionModeFromName(args.mode);
     if (args.excludedSymNames) {
         const auto names = splitList(*args.excludedSymNames, ',');
@@ -79,6 +84,7 @@ ConversionOptions conversionOptions(const ConvertArgs& args) {
         options.dataNames = {names.begin(), names.end()};
     }
     options.castOptionalParams = args.castOptionalParams;
+    options.lowPrecisionIo = args.lowPrecisionIo;
     return options;
 }
 
@@ -94,9 +100,13 @@ int runConvert(const ConvertArgs& args) {
 
         const ModelDocument source = openModelFile(args.symbol, {.findCompanions = false, .params = args.params});
 
-        const ConversionOptions options = conversionOptions(args);
+        const bool onnx = source.origin.format == ModelFormat::Onnx;
+        if (args.lowPrecisionIo && !onnx) {
+            throw UsageError("--low-precision-io is for ONNX models (an MXNet model's inputs are float32 data)");
+        }
+        const ConversionOptions options = conversionOptions(args, onnx ? OpSet::Onnx : OpSet::Mxnet);
 
-        ConversionResult result = convertGraph(*source.graph, options);
+        ConversionResult result = convertModel(*source.graph, source.source.get(), options);
         for (const std::string& warning : result.report.warnings) {
             std::cerr << "ampstudio-cli: warning: " << warning << '\n';
         }
@@ -106,9 +116,14 @@ int runConvert(const ConvertArgs& args) {
             if (args.report) {
                 writeFileAtomically(*args.report, result.report.toJson());
             }
-            std::cerr << "ampstudio-cli: " << args.symbol.string() << ": the converted graph fails MXNet's dtype check, "
-                      << "so nothing was saved: node '" << check.node << "' (" << check.op << ") cannot take inputs ("
-                      << dtypeList(check.inputs) << ")\n";
+            if (onnx) {
+                std::cerr << "ampstudio-cli: " << args.symbol.string() << ": the converted model fails "
+                          << check.stage << ", so nothing was saved: " << check.message << '\n';
+            } else {
+                std::cerr << "ampstudio-cli: " << args.symbol.string() << ": the converted graph fails MXNet's dtype check, "
+                          << "so nothing was saved: node '" << check.node << "' (" << check.op << ") cannot take inputs ("
+                          << dtypeList(check.inputs) << ")\n";
+            }
             return kBadInput;
         }
         if (!result.report.mxnetFailure.empty()) {
@@ -133,7 +148,7 @@ int runConvert(const ConvertArgs& args) {
         }
         const auto& r = result.report;
         std::cout << args.symbol.filename().string() << ": " << r.nodesBefore << " -> " << r.nodesAfter << " nodes, "
-                  << r.ampCastCount << " amp_cast, " << r.ampMulticastCount << " amp_multicast ("
+                  << r.ampCastCount << (onnx ? " Cast (" : " amp_cast, " + std::to_string(r.ampMulticastCount) + " amp_multicast (")
                   << conversionModeName(r.mode) << ", " << dtypeName(r.targetDtype) << "); wrote " << written.model.string()
                   << (written.params ? " and " + written.params->string() : std::string()) << '\n';
         return kSuccess;

@@ -62,7 +62,9 @@ NodeView describe(const ConversionIndex& index, NodeId id) {
 
 int printNode(const ModelDocument& model, const InspectArgs& args) {
     const std::string& name = *args.node;
-    const auto result = std::make_shared<const ConversionResult>(convertGraph(*model.graph, conversionOptions(args.conversion)));
+    const auto result = std::make_shared<const ConversionResult>(convertModel(
+        *model.graph, model.source.get(),
+        conversionOptions(args.conversion, model.origin.format == ModelFormat::Onnx ? OpSet::Onnx : OpSet::Mxnet)));
     const std::shared_ptr<const ConversionReport> report(result, &result->report);
     ConversionIndex index(model.graph, report);
     std::optional<NodeId> id = index.find(name);

@@ -49,6 +49,8 @@ void addConversionOptions(CLI::App* command, ConvertArgs& args) {
     command->add_option("--data-names", args.dataNames, "Graph inputs that are data (default: data)");
     command->add_flag("--cast-optional-params", args.castOptionalParams,
                       "Store parameters used only in the target dtype in that dtype");
+    command->add_flag("--low-precision-io", args.lowPrecisionIo,
+                      "ONNX: let graph inputs and outputs change to the target dtype (default: they stay float32)");
 }
 
 }  // namespace
@@ -56,15 +58,15 @@ void addConversionOptions(CLI::App* command, ConvertArgs& args) {
 int main(int argc, char** argv) {
     // Before any thread starts: freed large blocks stay in the heap for reuse (platform/process_heap_policy.h).
     ampstudio::applyLargeModelHeapPolicy();
-    CLI::App app{"AMP Studio command line: convert MXNet models to mixed precision", "ampstudio-cli"};
+    CLI::App app{"AMP Studio command line: convert MXNet and ONNX models to mixed precision", "ampstudio-cli"};
     app.set_version_flag("--version", std::string(AMPSTUDIO_VERSION));
     app.require_subcommand(1);
 
     ConvertArgs convert;
-    CLI::App* convertCmd = app.add_subcommand("convert", "Insert amp_cast/amp_multicast nodes as MXNet's AMP pass does");
-    addModelArguments(convertCmd, convert, "MXNet symbol file (*-symbol.json), or its *-NNNN.params",
+    CLI::App* convertCmd = app.add_subcommand("convert", "Insert casts as MXNet's AMP pass does (amp_cast/amp_multicast; Cast in ONNX models)");
+    addModelArguments(convertCmd, convert, "MXNet symbol file (*-symbol.json), or its *-NNNN.params, or an ONNX model (*.onnx)",
                       "MXNet parameter file (default: the newest PREFIX-NNNN.params beside the symbol)");
-    convertCmd->add_option("--output", convert.outputPrefix, "Writes PREFIX-symbol.json (and PREFIX-0000.params)")
+    convertCmd->add_option("--output", convert.outputPrefix, "Writes PREFIX-symbol.json (and PREFIX-0000.params), or PREFIX.onnx")
         ->required();
     addConversionOptions(convertCmd, convert);
     convertCmd->add_option("--report", convert.report, "Write the conversion report (JSON)");

@@ -17,6 +17,8 @@ namespace ampstudio {
 namespace embedded {
 std::string_view defaultListsFloat16Json();
 std::string_view defaultListsBfloat16Json();
+std::string_view defaultOnnxListsFloat16Json();
+std::string_view defaultOnnxListsBfloat16Json();
 }  // namespace embedded
 
 namespace {
@@ -138,21 +140,33 @@ Json stringArray(const std::vector<std::string>& names) {
 
 }  // namespace
 
-AmpLists AmpLists::defaults(DType target) {
+AmpLists AmpLists::defaults(DType target, OpSet opSet) {
     // Parsed once per dtype: conversion options default to these lists, so they are built often.
     static const AmpLists float16 =
         fromJson(embedded::defaultListsFloat16Json(), "amp-lists-mxnet-1.9.1-float16.json (built in)");
     static const AmpLists bfloat16 =
         fromJson(embedded::defaultListsBfloat16Json(), "amp-lists-mxnet-1.9.1-bfloat16.json (built in)");
+    static const AmpLists onnxFloat16 =
+        fromJson(embedded::defaultOnnxListsFloat16Json(), "amp-lists-onnx-float16.json (built in)");
+    static const AmpLists onnxBfloat16 =
+        fromJson(embedded::defaultOnnxListsBfloat16Json(), "amp-lists-onnx-bfloat16.json (built in)");
+    const bool onnx = opSet == OpSet::Onnx;
     switch (target) {
         case DType::F16:
-            return float16;
+            return onnx ? onnxFloat16 : float16;
         case DType::BF16:
-            return bfloat16;
+            return onnx ? onnxBfloat16 : bfloat16;
         default:
             throw std::invalid_argument("AMP target dtype must be float16 or bfloat16, not " +
                                         std::string(dtypeName(target)));
     }
+}
+
+OpSet AmpLists::opSet() const {
+    for (const auto& [key, value] : otherKeys) {
+        if (key == "op_set") return value == "\"onnx\"" ? OpSet::Onnx : OpSet::Mxnet;
+    }
+    return OpSet::Mxnet;
 }
 
 AmpLists AmpLists::fromJson(std::string_view text, const std::string& source) {

@@ -4,6 +4,7 @@
 // target_dtype_ops, fp32_ops, neutral_ops, widest_dtype_ops, conditional_fp32_ops, loss_output_ops.
 // Per-node exclusions are not part of a list file; they belong to the conversion options.
 
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -39,6 +40,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Whose op names the lists hold: MXNet operators or ONNX op types ("Conv", "com.microsoft.Gelu").
+// A list file says "op_set": "onnx"; without the key it is for MXNet.
+enum class OpSet : uint8_t { Mxnet, Onnx };
+
 struct AmpLists {
     DType targetDtype = DType::F16;  // F16 or BF16
     std::vector<std::string> targetDtypeOps;
@@ -54,8 +59,12 @@ struct AmpLists {
     // from it in schema order.
     std::vector<std::string> keyOrder;
 
-    // MXNet 1.9.1's default lists for `target` (F16 or BF16; anything else throws std::invalid_argument).
-    static AmpLists defaults(DType target);
+    // The default lists for `target` (F16 or BF16; anything else throws std::invalid_argument):
+    // MXNet 1.9.1's, or for ONNX PyTorch's CUDA autocast lists mapped to ONNX ops
+    // (resources/lists/amp-lists-onnx-*.json, whose "origins" say where each entry came from).
+    static AmpLists defaults(DType target, OpSet opSet = OpSet::Mxnet);
+    // Onnx when the file's "op_set" is "onnx", else Mxnet.
+    OpSet opSet() const;
     // Throws LoadError naming `source` and the place on malformed JSON or a schema violation.
     static AmpLists fromJson(std::string_view text, const std::string& source);
     // Reads and parses a list file; throws LoadError (also when the file cannot be read).
@@ -68,7 +77,8 @@ struct AmpLists {
     std::vector<std::string> overlapErrors() const;
     // Throws AmpListsError with every overlap message (one per line) when overlapErrors() is not empty.
     void validate() const;
-    // Entries of every list that the operator registry does not know as canonical op names.
+    // Entries of every list that the operator registry does not know as canonical op names (MXNet
+    // lists; ONNX lists are checked against libonnx's schemas by unmatchableOnnxEntries()).
     std::vector<UnmatchableListEntry> unmatchableEntries() const;
 
     // Same content; keyOrder is formatting and does not count.

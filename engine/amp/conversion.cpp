@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "amp/conversion_pass.h"
+#include "amp/onnx_conversion.h"
 #include "ops/graph_dtypes.h"
 
 namespace ampstudio {
@@ -272,6 +273,11 @@ ConvertedDtypeInputs checkInputsFor(const ConversionOptions& options, std::set<s
 }
 
 }  // namespace
+
+ConversionResult convertModel(const Graph& graph, const FormatSource* source, const ConversionOptions& options) {
+    if (isOnnxSource(source)) return convertOnnxModel(*source, options);
+    return convertGraph(graph, options);
+}
 
 ConversionResult convertGraph(const Graph& source, const ConversionOptions& options) {
     checkInputs(source, options);

@@ -6,6 +6,7 @@
 // MXNet's own output. O(nodes + edges).
 
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,8 @@
 #include "graph/graph.h"
 
 namespace ampstudio {
+
+class FormatSource;
 
 // Anything that stops a conversion: overlapping lists, an invalid source graph, a widest-type op
 // without inputs or with mutable inputs. The message names the list entry or the node.
@@ -37,6 +40,10 @@ struct ConversionOptions {
     // cast_optional_params): typed mode leaves them uncast for target-dtype ops; both modes then
     // apply MXNet's AMPInferUnknown to parameters whose dtype nothing decides.
     bool castOptionalParams = false;
+    // ONNX models: graph inputs and outputs may change to the target dtype (an input when every
+    // reader runs in it; an output as its producer computes it). False keeps them float32, so the
+    // converted model is a drop-in replacement.
+    bool lowPrecisionIo = false;
 
     friend bool operator==(const ConversionOptions&, const ConversionOptions&) = default;
 };
@@ -48,7 +55,14 @@ struct ConversionResult {
     // sets it after its pass: mostly cast_optional_params, also a parameter a target-dtype op reads
     // uncast, e.g. LeakyReLU's prelu gamma); feed it to applyParamCasting().
     std::set<std::string> storedInTargetDtype;
+    // The converted model in its format's terms where the graph does not say all of it (ONNX: the
+    // whole ModelProto, initializers already in their new dtypes); null for MXNet.
+    std::shared_ptr<const FormatSource> source;
 };
+
+// convertGraph for MXNet graphs, convertOnnxModel (amp/onnx_conversion.h) when `source` is an ONNX
+// model: what the CLI, the workspace and the search call with a document.
+ConversionResult convertModel(const Graph& graph, const FormatSource* source, const ConversionOptions& options);
 
 // Throws ConversionError; the source graph is not modified. Every result carries its dtype check
 // (report.dtypeCheck, checkConvertedDtypes below) and, when it passes, MXNet's __dtype__ marks on

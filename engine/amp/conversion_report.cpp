@@ -29,17 +29,23 @@ std::string_view decisionRuleName(DecisionRule rule) {
 }
 
 std::string NodeDecision::reason() const {
+    // Facts the ONNX pass adds (a schema without the target dtype, bodies converted, a constant
+    // stored in the target dtype) follow the rule's own words.
+    const auto withDetail = [&](std::string text) {
+        return detail.empty() ? text : text.append("; ").append(detail);
+    };
     switch (rule) {
         case DecisionRule::Variable:
+            if (!detail.empty()) return "variable; " + std::string(detail);
             if (isLowPrecisionFloat(dtype)) {
                 return "variable; parameter stored in " + std::string(dtypeName(dtype)) +
                        " (cast_optional_params)";
             }
             return "variable";
         case DecisionRule::TargetList:
-            return std::string(op) + " is in target_dtype_ops";
+            return withDetail(std::string(op) + " is in target_dtype_ops");
         case DecisionRule::Fp32List:
-            return std::string(op) + " is in fp32_ops";
+            return withDetail(std::string(op) + " is in fp32_ops");
         case DecisionRule::WidestList:
             return std::string("widest-type op; ").append(detail);
         case DecisionRule::ConditionalFp32:
@@ -51,9 +57,9 @@ std::string NodeDecision::reason() const {
             return precision == NodePrecision::Float32 ? "excluded by name; runs in float32"
                                                        : "excluded by name; inputs pass through";
         case DecisionRule::NeutralList:
-            return std::string(op) + " is in neutral_ops; runs in the dtype of its inputs";
+            return withDetail(std::string(op) + " is in neutral_ops; runs in the dtype of its inputs");
         case DecisionRule::NoList:
-            return "not in any list; inputs pass through";
+            return withDetail("not in any list; inputs pass through");
         case DecisionRule::Unreachable:
             return "not reachable from the graph outputs; dropped";
     }

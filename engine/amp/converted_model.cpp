@@ -11,11 +11,22 @@ ModelFiles saveConvertedModel(const std::string& prefix, const ConversionResult&
                               const ModelDocument& source, std::span<const std::filesystem::path> alsoProtected,
                               ConversionReport* report) {
     if (!result.report.dtypeCheck.passed) {
-        // Never written: MXNet would refuse to bind it.
-        throw SaveError("the converted graph fails MXNet's dtype check: " + result.report.dtypeCheck.message);
+        // Never written: its runtime would refuse it.
+        throw SaveError(result.source ? "the converted model fails " + result.report.dtypeCheck.stage + ": " +
+                                            result.report.dtypeCheck.message
+                                      : "the converted graph fails MXNet's dtype check: " + result.report.dtypeCheck.message);
     }
     std::vector<std::filesystem::path> protectedFiles = source.origin.files();
     protectedFiles.insert(protectedFiles.end(), alsoProtected.begin(), alsoProtected.end());
+    if (result.source) {
+        // The converted model says all of it (its initializers already in their new dtypes).
+        if (report) {
+            report->paramsKnown = result.report.paramsKnown;
+            report->paramBytesBefore = result.report.paramBytesBefore;
+            report->paramBytesAfter = result.report.paramBytesAfter;
+        }
+        return saveModelFile(source.origin.format, prefix, result.graph, nullptr, protectedFiles, 0, result.source.get());
+    }
     std::optional<NDArrayList> cast;
     if (source.params) {
         cast = *source.params;

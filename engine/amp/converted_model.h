@@ -1,7 +1,7 @@
 #pragma once
 // Saving a conversion the way both the CLI and the GUI do it: in the format the source came from
 // (for MXNet `PREFIX-symbol.json`, and with the source's parameters `PREFIX-0000.params`,
-// cast_optional_params applied), each file written atomically, never over one the source was read
+// cast_optional_params applied; for ONNX `PREFIX.onnx`, the converted ModelProto), each file written atomically, never over one the source was read
 // from, and never when the converted graph failed its dtype check.
 
 #include <filesystem>

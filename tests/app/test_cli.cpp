@@ -334,7 +334,7 @@ private slots:
         }
         Run r = cli({"inspect", model, "--json"});
         QCOMPARE(r.exitCode, 0);
-        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(j["format"].toString(), QStringLiteral("ONNX"));
         QVERIFY2(j["version"].toString().startsWith("IR "), qPrintable(j["version"].toString()));
         QCOMPARE(j["op_counts"].toObject()["Conv"].toInt(), 1);
@@ -344,14 +344,41 @@ private slots:
         r = cli({"inspect", model});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains(": ONNX, version IR "), qPrintable(r.out));
-        // Converting an ONNX model is the next step: a clear refusal (a SaveError: status 1) until
-        // then, and nothing written.
+        // Converting writes PREFIX.onnx: the Conv in float16, its input cast, the output cast back.
         QTemporaryDir dir;
-        r = cli({"convert", model, "--output", dir.filePath("out")});
-        QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains("not supported yet"), qPrintable(r.err));
-        QCOMPARE(r.err.trimmed().count('\n'), 0);
-        QVERIFY(!QFile::exists(dir.filePath("out.onnx")));
+        r = cli({"convert", model, "--output", dir.filePath("out"), "--report", dir.filePath("report.json")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("2 Cast (typed, float16)"), qPrintable(r.out));
+        r = cli({"inspect", dir.filePath("out.onnx"), "--json"});
+        QCOMPARE(r.exitCode, 0);
+        j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(j["op_counts"].toObject()["Cast"].toInt(), 2);
+        QFile reportFile(dir.filePath("report.json"));
+        QVERIFY(reportFile.open(QIODevice::ReadOnly));
+        const QJsonObject report = QJsonDocument::fromJson(reportFile.readAll()).object();
+        QCOMPARE(report["dtype_check"].toObject()["passed"].toBool(), true);
+        QCOMPARE(report["casts"].toArray().size(), 2);
+        // --low-precision-io: the input and output become float16, and no cast is left.
+        r = cli({"convert", model, "--output", dir.filePath("low"), "--low-precision-io"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("0 Cast"), qPrintable(r.out));
+        // bfloat16 needs opset 13; this export is opset 6: everything stays float32, with a note.
+        r = cli({"convert", model, "--output", dir.filePath("bf16"), "--target-dtype", "bfloat16"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("bfloat16 needs opset 13"), qPrintable(r.err));
+        // The node's decision, as the inspector shows it.
+        r = cli({"inspect", model, "--node", "Conv_0"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("Conv is in target_dtype_ops"), qPrintable(r.out));
+        // Never over the input; --low-precision-io is an ONNX option.
+        const QString copy = dir.filePath("in.onnx");
+        QVERIFY(QFile::copy(model, copy));
+        r = cli({"convert", copy, "--output", dir.filePath("in")});
+        QVERIFY(r.exitCode != 0);
+        const QString mlp = QStringLiteral(AMS_SOURCE_DIR "/resources/examples/mlp-symbol.json");
+        r = cli({"convert", mlp, "--output", dir.filePath("mlp"), "--low-precision-io"});
+        QVERIFY(r.exitCode != 0);
+        QVERIFY2(r.err.contains("--low-precision-io is for ONNX"), qPrintable(r.err));
     }
 
     // What the GUI's inspector shows of a node, from the same engine index: the decision and the

@@ -1,0 +1,1297 @@
+// The AMP pass on ONNX models (amp/onnx_conversion.h). One walk over each graph in topological
+// order, If / Loop / Scan bodies inside it, deciding per node from the lists and per input from the
+// op's schema; then the constants and graph inputs whose readers disagree, the graph outputs, and
+// the checks. O(nodes + edges) plus the tensors converted.
+//
+// The rules, where the issue leaves a choice:
+// - An input is cast only where the schema binds it to a type variable (a "group": all inputs and
+//   outputs of one variable share one type) that admits float32 and the target dtype, and only when
+//   every member of the group is float32 or the target now. Everything else (fixed-type inputs such
+//   as Resize's scales, integer and bool tensors, heterogeneous variadics like Loop's carried
+//   values, ops libonnx has no schema for) gets the type it had in the original model, cast back
+//   if a producer changed it.
+// - Target-list ops run every switchable group in the target dtype where the schema admits it (in
+//   float32 where it does not: Conv before opset 13 has no bfloat16; the report says so); float32
+//   ops in float32; widest ops in the widest type of their inputs; all others pass through the type
+//   their inputs agree on (float32 where they disagree).
+// - Constants (initializers of the main graph and its Constant nodes) are never cast at run time:
+//   their readers' needs are collected and, when all want the target dtype, the tensor is converted
+//   in place; when both precisions read it, it stays exact in float32 and a converted copy
+//   `<name>_amp_cast_<dtype>` is added. A constant does not count towards a widest or pass-through
+//   decision (it takes whatever type its reader needs). Values beyond the target's range (|x| >
+//   65504 for float16, beyond bfloat16's largest finite for bfloat16, e.g. -FLT_MAX attention
+//   masks) saturate to the dtype's largest finite value, never inf, with a line in the report.
+// - Graph inputs and outputs keep their types unless lowPrecisionIo: then an input changes when all
+//   its readers want the target, and an output keeps its producer's type.
+// - Bodies keep their interface: inputs and outputs in their original types (cast inside the body).
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "amp/onnx_conversion.h"
+#include "amp/op_list_index.h"
+#include "amp/report_storage.h"
+#include "formats/load_error.h"
+#include "formats/onnx_graph_import.h"
+#include "formats/onnx_model.h"
+#include "formats/onnx_tensor_data.h"
+#include "tensor/float_convert.h"
+
+namespace ampstudio {
+namespace {
+
+using onnx::AttributeProto;
+using onnx::GraphProto;
+using onnx::NodeProto;
+using onnx::TensorProto;
+
+constexpr int32_t kUnknown = 0;
+constexpr int32_t kFloat = TensorProto::FLOAT;
+constexpr NodeId kNoCastNode = static_cast<NodeId>(-1);
+
+bool isDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+std::string opKey(const NodeProto& node) {
+    return isDefaultDomain(node.domain()) ? node.op_type() : node.domain() + "." + node.op_type();
+}
+
+std::string typeName(int32_t elemType) { return elemType == kUnknown ? "unknown" : onnxTypeName(elemType); }
+
+// ---------------------------------------------------------------------------------------------
+// What a schema says about one node's inputs and outputs.
+
+struct TypeVar {
+    bool allowsFloat = false;
+    bool allowsF16 = false;
+    bool allowsBF16 = false;
+};
+
+struct FormalFacts {
+    int var = -1;  // index into SchemaFacts::vars; -1 for a fixed type
+    bool variadic = false;
+    bool homogeneous = true;
+};
+
+struct SchemaFacts {
+    const onnx::OpSchema* schema = nullptr;
+    std::vector<TypeVar> vars;
+    std::vector<std::string> varNames;
+    std::vector<FormalFacts> inputs, outputs;
+
+    // The formal parameter actual position `i` binds to (a variadic last formal covers the rest).
+    const FormalFacts* formal(const std::vector<FormalFacts>& formals, std::size_t i) const {
+        if (i < formals.size()) return &formals[i];
+        if (!formals.empty() && formals.back().variadic) return &formals.back();
+        return nullptr;
+    }
+};
+
+SchemaFacts factsOf(const onnx::OpSchema* schema) {
+    SchemaFacts facts;
+    facts.schema = schema;
+    std::unordered_map<std::string, int> index;
+    for (const auto& constraint : schema->typeConstraintParams()) {
+        TypeVar var;
+        for (const std::string& allowed : constraint.allowed_type_strs) {
+            if (allowed == "tensor(float)") var.allowsFloat = true;
+            if (allowed == "tensor(float16)") var.allowsF16 = true;
+            if (allowed == "tensor(bfloat16)") var.allowsBF16 = true;
+        }
+        index[constraint.type_param_str] = static_cast<int>(facts.vars.size());
+        facts.vars.push_back(var);
+        facts.varNames.push_back(constraint.type_param_str);
+    }
+    const auto formals = [&](const std::vector<onnx::OpSchema::FormalParameter>& params) {
+        std::vector<FormalFacts> out;
+        for (const auto& p : params) {
+            FormalFacts f;
+            const auto it = index.find(p.GetTypeStr());
+            f.var = it == index.end() ? -1 : it->second;
+            f.variadic = p.GetOption() == onnx::OpSchema::Variadic;
+            f.homogeneous = p.GetIsHomogeneous();
+            if (f.variadic && !f.homogeneous) f.var = -1;  // each its own type: never switched
+            out.push_back(f);
+        }
+        return out;
+    };
+    facts.inputs = formals(schema->inputs());
+    facts.outputs = formals(schema->outputs());
+    return facts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Types and casts of one graph scope (the main graph or a body), with its parent's visible.
+
+struct Scope {
+    Scope* parent = nullptr;
+    GraphProto* graph = nullptr;
+    std::unordered_map<std::string, int32_t> original;  // types in the original model
+    std::unordered_map<std::string, int32_t> current;   // types in the converted model
+    std::unordered_map<std::string, std::string> casts;  // name + '\n' + type -> cast output
+
+    int32_t originalType(const std::string& name) const {
+        for (const Scope* s = this; s; s = s->parent) {
+            const auto it = s->original.find(name);
+            if (it != s->original.end()) return it->second;
+        }
+        return kUnknown;
+    }
+    int32_t currentType(const std::string& name) const {
+        for (const Scope* s = this; s; s = s->parent) {
+            const auto it = s->current.find(name);
+            if (it != s->current.end()) return it->second;
+        }
+        return originalType(name);
+    }
+    const std::string* findCast(const std::string& key) const {
+        for (const Scope* s = this; s; s = s->parent) {
+            const auto it = s->casts.find(key);
+            if (it != s->casts.end()) return &it->second;
+        }
+        return nullptr;
+    }
+};
+
+// The element types ONNX shape inference finds in `graph` (declared ones included), and those of its
+// bodies, keyed by (node index in the file, attribute index, graph index).
+struct TypeTable {
+    std::unordered_map<std::string, int32_t> types;
+    std::map<std::tuple<int, int, int>, TypeTable> bodies;
+};
+
+void recordTypes(const GraphProto& graph, TypeTable& table) {
+    const auto add = [&](const onnx::ValueInfoProto& v) {
+        if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() != kUnknown) {
+            table.types[v.name()] = v.type().tensor_type().elem_type();
+        }
+    };
+    for (const auto& v : graph.input()) add(v);
+    for (const auto& v : graph.output()) add(v);
+    for (const auto& v : graph.value_info()) add(v);
+    for (const auto& t : graph.initializer()) table.types[t.name()] = t.data_type();
+    for (int n = 0; n < graph.node_size(); ++n) {
+        const NodeProto& node = graph.node(n);
+        for (int a = 0; a < node.attribute_size(); ++a) {
+            const AttributeProto& attr = node.attribute(a);
+            if (attr.has_g()) recordTypes(attr.g(), table.bodies[{n, a, -1}]);
+            for (int g = 0; g < attr.graphs_size(); ++g) recordTypes(attr.graphs(g), table.bodies[{n, a, g}]);
+        }
+        if (node.op_type() == "Constant" && isDefaultDomain(node.domain()) && node.output_size() == 1) {
+            for (const AttributeProto& attr : node.attribute()) {
+                if (attr.name() == "value" && attr.has_t()) table.types[node.output(0)] = attr.t().data_type();
+            }
+        }
+    }
+}
+
+// A copy of `model` without the data of its large raw initializers (their names, types and dims
+// stay): what shape inference needs, at a fraction of the memory. Floating tensors over 4 KiB are
+// never shape inputs, which are all that inference reads values from.
+onnx::ModelProto typeSkeleton(onnx::ModelProto& model) {
+    std::vector<std::pair<int, std::string>> saved;
+    GraphProto& graph = *model.mutable_graph();
+    for (int i = 0; i < graph.initializer_size(); ++i) {
+        TensorProto& t = *graph.mutable_initializer(i);
+        if (t.raw_data().size() > 4096) {
+            saved.emplace_back(i, std::string());
+            saved.back().second.swap(*t.mutable_raw_data());
+        }
+    }
+    onnx::ModelProto skeleton = model;
+    for (auto& [i, data] : saved) graph.mutable_initializer(i)->mutable_raw_data()->swap(data);
+    return skeleton;
+}
+
+// Whether libonnx 1.12 knows the model's IR version and every opset it imports.
+std::string checkerCannotJudge(const onnx::ModelProto& model) {
+    if (model.ir_version() > onnx::IR_VERSION) {
+        return "IR version " + std::to_string(model.ir_version()) + " is newer than libonnx " +
+               "1.12 knows (" + std::to_string(onnx::IR_VERSION) + ")";
+    }
+    const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    for (const auto& opset : model.opset_import()) {
+        const std::string domain = isDefaultDomain(opset.domain()) ? std::string() : opset.domain();
+        const auto it = ranges.find(domain);
+        if (it == ranges.end()) return "opset domain '" + opset.domain() + "' is unknown to libonnx 1.12";
+        if (opset.version() > it->second.second) {
+            return "opset " + (domain.empty() ? std::string("ai.onnx") : domain) + " " + std::to_string(opset.version()) +
+                   " is newer than libonnx 1.12 knows (" + std::to_string(it->second.second) + ")";
+        }
+    }
+    return {};
+}
+
+// onnx::checker (full) and strict shape inference; the first failure's message, empty when both pass.
+std::string validationFailure(onnx::ModelProto& model) {
+    try {
+        onnx::checker::check_model(model);
+    } catch (const std::exception& e) {
+        return std::string("onnx::checker: ") + e.what();
+    }
+    try {
+        onnx::ModelProto skeleton = typeSkeleton(model);
+        onnx::shape_inference::InferShapes(skeleton, onnx::OpSchemaRegistry::Instance(),
+                                           onnx::ShapeInferenceOptions{true, 1, false});
+    } catch (const std::exception& e) {
+        return std::string("strict shape inference: ") + e.what();
+    }
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+
+// The largest finite value of the target dtype: what out-of-range constants saturate to.
+float largestFinite(int32_t target) {
+    return target == TensorProto::FLOAT16 ? 65504.0f : bfloat16BitsToFloat(0x7f7f);
+}
+
+// Whether a float32 tensor holds a finite value the target dtype cannot hold (it would round to inf).
+bool holdsOutOfRange(const TensorProto& tensor, int32_t target) {
+    // From the midpoint between the largest finite value and the next power of two on, rounding to
+    // nearest even gives inf (the largest finite value's last bit is odd in both dtypes).
+    const float beyond = target == TensorProto::FLOAT16 ? 65520.0f : std::bit_cast<float>(0x7f7f8000u);
+    const auto check = [&](float v) { return std::isfinite(v) && std::fabs(v) >= beyond; };
+    if (!tensor.raw_data().empty()) {
+        const std::string& raw = tensor.raw_data();
+        for (std::size_t i = 0; i + sizeof(float) <= raw.size(); i += sizeof(float)) {
+            float v;
+            std::memcpy(&v, raw.data() + i, sizeof v);
+            if (check(v)) return true;
+        }
+        return false;
+    }
+    return std::any_of(tensor.float_data().begin(), tensor.float_data().end(), check);
+}
+
+// A main-graph constant whose readers decide its stored dtype.
+struct Flexible {
+    enum class Kind { Initializer, ConstantNode, GraphInput } kind;
+    int index = 0;  // initializer / graph input / node index (in the main graph's final node list)
+    bool float32Reader = false;
+    bool targetReader = false;
+    std::string placeholder;  // the name target readers read until the end decides
+    // Holds finite values beyond the target's range (an attention mask of -FLT_MAX): it counts as
+    // float32 in widest and pass-through decisions, so arithmetic on it stays in float32 (saturated
+    // to the dtype's max, mask + score would still overflow to -inf, and Softmax of -inf rows is NaN).
+    bool outOfRange = false;
+};
+
+struct NodeOutcome {
+    DecisionRule rule = DecisionRule::NoList;
+    NodePrecision precision = NodePrecision::Unchanged;
+    int32_t dtype = kUnknown;
+    std::string detail;
+};
+
+class OnnxPass {
+public:
+    OnnxPass(const OnnxModel& model, const ConversionOptions& options)
+        : m_model(model), m_options(options), m_lists(options.lists, options.excludedSymNames) {
+        m_target = onnxDataType(options.lists.targetDtype);
+        m_targetName = std::string(dtypeName(options.lists.targetDtype));
+        for (const auto& opset : model.proto.opset_import()) {
+            m_opsets[isDefaultDomain(opset.domain()) ? std::string() : opset.domain()] = static_cast<int>(opset.version());
+        }
+    }
+
+    ConversionResult run();
+
+private:
+    // --- the walk ---
+    void convertGraph(Scope& scope, const TypeTable* types, bool main);
+    NodeOutcome convertNode(Scope& scope, NodeProto& node, const std::string& irName, const TypeTable* types, int fileIndex,
+                            std::vector<NodeProto>& emitted);
+    const SchemaFacts* schemaOf(const NodeProto& node);
+    bool targetAllowed(const TypeVar& var) const {
+        return m_castToTarget && (m_target == TensorProto::FLOAT16 ? var.allowsF16 : var.allowsBF16);
+    }
+    std::string castOf(Scope& scope, const std::string& name, int32_t to, std::vector<NodeProto>& emitted);
+    std::string freshName(const std::string& base);
+    void needFrom(const std::string& name, int32_t type, NodeProto& node, int input, Scope& scope,
+                  std::vector<NodeProto>& emitted);
+
+    // --- after the walk ---
+    void settleFlexibles(Scope& main, std::vector<NodeProto>& prepended);
+    void settleGraphOutputs(Scope& main);
+    void applyRenames(GraphProto& graph);
+    void fixValueInfo(GraphProto& graph, const Scope& scope);
+    void convertTensor(TensorProto& tensor, const std::string& what);
+    void buildReport(ConversionResult& result, const onnx::ModelProto& converted);
+
+    const OnnxModel& m_model;
+    const ConversionOptions& m_options;
+    amp_detail::OpListIndex m_lists;
+    int32_t m_target = TensorProto::FLOAT16;
+    std::string m_targetName;
+    bool m_castToTarget = true;
+    std::unordered_map<std::string, int> m_opsets;
+    std::unordered_map<std::string, SchemaFacts> m_schemas;  // by op key; facts.schema null: none
+    std::unordered_set<std::string> m_taken;                 // every value and node name in the model
+    std::unordered_map<std::string, Flexible> m_flexible;
+    std::unordered_map<std::string, std::string> m_renames;  // main-graph names changed at the end
+    onnx::ModelProto m_converted;
+
+    // For the report: per main-graph node (index in the file) its outcome; main-graph casts in
+    // creation order (node name, source value, type); warnings.
+    std::vector<NodeOutcome> m_outcomes;
+    struct CastMade {
+        std::string name, source;
+        int32_t to;
+    };
+    std::vector<CastMade> m_mainCasts;
+    std::vector<NodeProto> m_outputCasts;
+    std::size_t m_bodyCasts = 0;
+    std::map<std::string, std::size_t> m_noTargetInSchema;  // "Conv-11" -> nodes run in float32 for it
+    std::vector<std::string> m_warnings;
+    std::vector<std::string> m_storedInTarget;
+    Scope* m_mainScope = nullptr;
+};
+
+const SchemaFacts* OnnxPass::schemaOf(const NodeProto& node) {
+    const std::string key = opKey(node);
+    auto it = m_schemas.find(key);
+    if (it == m_schemas.end()) {
+        const std::string domain = isDefaultDomain(node.domain()) ? std::string() : node.domain();
+        const auto version = m_opsets.find(domain);
+        const onnx::OpSchema* schema =
+            version == m_opsets.end() ? nullptr : onnx::OpSchemaRegistry::Schema(node.op_type(), version->second, domain);
+        it = m_schemas.emplace(key, schema ? factsOf(schema) : SchemaFacts{}).first;
+    }
+    return it->second.schema ? &it->second : nullptr;
+}
+
+std::string OnnxPass::freshName(const std::string& base) {
+    std::string name = base;
+    for (int k = 1; !m_taken.insert(name).second; ++k) name = base + "_" + std::to_string(k);
+    return name;
+}
+
+std::string OnnxPass::castOf(Scope& scope, const std::string& name, int32_t to, std::vector<NodeProto>& emitted) {
+    const std::string key = name + '\n' + std::to_string(to);
+    if (const std::string* found = scope.findCast(key)) return *found;
+    const std::string out = freshName(name + "_amp_cast_" + typeName(to));
+    NodeProto cast;
+    cast.set_name(out);
+    cast.set_op_type("Cast");
+    cast.add_input(name);
+    cast.add_output(out);
+    AttributeProto* attr = cast.add_attribute();
+    attr->set_name("to");
+    attr->set_type(AttributeProto::INT);
+    attr->set_i(to);
+    emitted.push_back(std::move(cast));
+    scope.casts.emplace(key, out);
+    scope.current[out] = to;
+    scope.original[out] = to;
+    if (&scope == m_mainScope) {
+        m_mainCasts.push_back({out, name, to});
+    } else {
+        ++m_bodyCasts;
+    }
+    return out;
+}
+
+// Input `input` of `node` must read `name` as `type`: a constant records the need (and target
+// readers read its placeholder), anything else gets a runtime cast when its type differs.
+void OnnxPass::needFrom(const std::string& name, int32_t type, NodeProto& node, int input, Scope& scope,
+                        std::vector<NodeProto>& emitted) {
+    if (type == kUnknown) return;
+    if (auto it = m_flexible.find(name); it != m_flexible.end() && scope.currentType(name) == kFloat) {
+        // Visible here only when no body defines the name again (a valid model never does).
+        Flexible& f = it->second;
+        if (type == m_target) {
+            f.targetReader = true;
+            node.set_input(input, f.placeholder);
+            return;
+        }
+        if (type == kFloat) {
+            f.float32Reader = true;
+            return;
+        }
+    }
+    const int32_t now = scope.currentType(name);
+    if (now == type || now == kUnknown) return;
+    node.set_input(input, castOf(scope, name, type, emitted));
+}
+
+NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::string& irName, const TypeTable* types,
+                                  int fileIndex, std::vector<NodeProto>& emitted) {
+    NodeOutcome out;
+    const std::string key = opKey(node);
+    const amp_detail::OpClass& cls = m_lists.classify(key);
+    bool wantFloat32 = false, wantTarget = false, wantWidest = false;
+    if (m_lists.isExcluded(irName)) {
+        out.rule = DecisionRule::Excluded;
+        wantFloat32 = true;
+    } else if (cls.target) {
+        out.rule = DecisionRule::TargetList;
+        wantTarget = true;
+    } else if (cls.fp32) {
+        out.rule = DecisionRule::Fp32List;
+        wantFloat32 = true;
+    } else {
+        for (const ConditionalFp32Op* entry : cls.conditional) {
+            for (const AttributeProto& attr : node.attribute()) {
+                if (attr.name() != entry->param) continue;
+                const std::string value = attr.type() == AttributeProto::INT ? std::to_string(attr.i()) : attr.s();
+                if (std::find(entry->values.begin(), entry->values.end(), value) != entry->values.end()) {
+                    out.rule = DecisionRule::ConditionalFp32;
+                    out.detail = entry->param + "=" + value;
+                    wantFloat32 = true;
+                }
+            }
+            if (wantFloat32) break;
+        }
+        if (!wantFloat32) {
+            if (cls.widest) {
+                out.rule = DecisionRule::WidestList;
+                wantWidest = true;
+            } else {
+                out.rule = cls.neutral ? DecisionRule::NeutralList : DecisionRule::NoList;
+            }
+        }
+    }
+    out.precision = wantFloat32 ? NodePrecision::Float32
+                    : wantTarget ? NodePrecision::Target
+                    : wantWidest ? NodePrecision::Widest
+                                 : NodePrecision::Unchanged;
+
+    const SchemaFacts* facts = schemaOf(node);
+    // Per type variable: the type its group resolves to (kUnknown: not switched).
+    std::vector<int32_t> resolved(facts ? facts->vars.size() : 0, kUnknown);
+    if (facts) {
+        // Group the inputs by variable; a group switches only when all its members are float32 or
+        // the target now (constants, which take any type, do not count).
+        struct Group {
+            bool usable = true, any = false, hasFloat = false, hasTarget = false;
+        };
+        std::vector<Group> groups(facts->vars.size());
+        for (int i = 0; i < node.input_size(); ++i) {
+            if (node.input(i).empty()) continue;
+            const FormalFacts* f = facts->formal(facts->inputs, static_cast<std::size_t>(i));
+            if (!f || f->var < 0) continue;
+            Group& g = groups[static_cast<std::size_t>(f->var)];
+            const int32_t now = scope.currentType(node.input(i));
+            const auto flex = m_flexible.find(node.input(i));
+            const bool flexible = flex != m_flexible.end() && !flex->second.outOfRange && now == kFloat;
+            if (now != kFloat && now != m_target) {
+                g.usable = false;
+            } else if (!flexible) {
+                g.any = true;
+                (now == kFloat ? g.hasFloat : g.hasTarget) = true;
+            }
+        }
+        std::vector<char> hasMember(facts->vars.size(), 0);
+        for (int i = 0; i < node.input_size(); ++i) {
+            const FormalFacts* f = node.input(i).empty() ? nullptr : facts->formal(facts->inputs, static_cast<std::size_t>(i));
+            if (f && f->var >= 0) hasMember[static_cast<std::size_t>(f->var)] = 1;
+        }
+        bool fellBack = false;
+        for (std::size_t v = 0; v < groups.size(); ++v) {
+            const Group& g = groups[v];
+            const TypeVar& var = facts->vars[v];
+            if (!hasMember[v] || !g.usable || !var.allowsFloat) continue;
+            int32_t type = kFloat;
+            if (wantTarget) {
+                if (targetAllowed(var)) {
+                    type = m_target;
+                } else {
+                    fellBack = true;
+                }
+            } else if (wantFloat32) {
+                type = kFloat;
+            } else {
+                // Widest and pass-through alike: the one type the inputs agree on, else float32.
+                type = g.any && g.hasTarget && !g.hasFloat ? m_target : kFloat;
+            }
+            if (type == m_target && !targetAllowed(var)) type = kFloat;
+            resolved[v] = type;
+        }
+        if (fellBack) {
+            const std::string schemaName = node.op_type() + "-" + std::to_string(facts->schema->since_version());
+            ++m_noTargetInSchema[schemaName];
+            out.precision = NodePrecision::Float32;
+            out.detail = schemaName + " admits no " + m_targetName + ": runs in float32";
+        }
+        if (wantWidest) {
+            bool both = false;
+            for (std::size_t v = 0; v < groups.size(); ++v) both = both || (groups[v].hasFloat && groups[v].hasTarget);
+            if (both) out.detail = "inputs " + m_targetName + " and float32 → float32";
+        }
+    } else if (wantTarget || wantFloat32 || wantWidest) {
+        out.detail = "libonnx has no schema for " + key + " at this opset: its inputs keep their types";
+        out.precision = NodePrecision::Unchanged;
+    }
+
+    // Inputs: a switched group's type, else the type the original model gave it.
+    for (int i = 0; i < node.input_size(); ++i) {
+        const std::string name = node.input(i);
+        if (name.empty()) continue;
+        const FormalFacts* f = facts ? facts->formal(facts->inputs, static_cast<std::size_t>(i)) : nullptr;
+        int32_t type = f && f->var >= 0 ? resolved[static_cast<std::size_t>(f->var)] : kUnknown;
+        if (type == kUnknown) type = scope.originalType(name);
+        needFrom(name, type, node, i, scope, emitted);
+    }
+
+    // Bodies, with this scope's types and casts visible; their interfaces keep the original types.
+    int bodyNodes = 0;
+    for (int a = 0; a < node.attribute_size(); ++a) {
+        AttributeProto& attr = *node.mutable_attribute(a);
+        const auto convertBody = [&](GraphProto& body, int g) {
+            Scope inner;
+            inner.parent = &scope;
+            inner.graph = &body;
+            const TypeTable* bodyTypes = nullptr;
+            if (types) {
+                const auto it = types->bodies.find({fileIndex, a, g});
+                if (it != types->bodies.end()) bodyTypes = &it->second;
+            }
+            convertGraph(inner, bodyTypes, false);
+            bodyNodes += body.node_size();
+        };
+        if (attr.has_g()) convertBody(*attr.mutable_g(), -1);
+        for (int g = 0; g < attr.graphs_size(); ++g) convertBody(*attr.mutable_graphs(g), g);
+    }
+    if (bodyNodes > 0) out.detail = "its bodies converted with the same lists (" + std::to_string(bodyNodes) + " nodes)";
+
+    // Outputs: a switched group's type, else the original type (a Cast keeps its `to`).
+    for (int o = 0; o < node.output_size(); ++o) {
+        const std::string& name = node.output(o);
+        if (name.empty()) continue;
+        const FormalFacts* f = facts ? facts->formal(facts->outputs, static_cast<std::size_t>(o)) : nullptr;
+        const int32_t switched = f && f->var >= 0 ? resolved[static_cast<std::size_t>(f->var)] : kUnknown;
+        int32_t original = scope.originalType(name);
+        if (original == kUnknown && switched != kUnknown && types) original = kFloat;  // bound to a float group
+        if (original != kUnknown) scope.original[name] = original;
+        // One variable, one type: an output bound to a switched group has the group's type.
+        const int32_t type = switched != kUnknown ? switched : original;
+        scope.current[name] = type;
+        if (o == 0) out.dtype = type;
+    }
+    if (out.precision == NodePrecision::Target && out.dtype != m_target) {
+        // A target op whose inputs could not switch (integer inputs, or none bound to a float type).
+        for (const int32_t t : resolved) {
+            if (t == m_target) out.dtype = m_target;
+        }
+    }
+    return out;
+}
+
+// Kahn's algorithm with the earliest node first (the file's order when it is topological). Values
+// not defined in this graph count as available (outer scope or graph inputs); a node with bodies
+// also waits for the values its bodies read from this graph.
+std::vector<int> topologicalOrder(const GraphProto& graph) {
+    const int count = graph.node_size();
+    std::unordered_map<std::string, int> producer;
+    for (int p = 0; p < count; ++p) {
+        for (const std::string& name : graph.node(p).output()) {
+            if (!name.empty()) producer.emplace(name, p);
+        }
+    }
+    std::vector<std::vector<int>> consumers(static_cast<std::size_t>(count));
+    std::vector<int> pending(static_cast<std::size_t>(count), 0);
+    const std::function<void(const GraphProto&, std::vector<int>&)> bodyReads = [&](const GraphProto& body,
+                                                                                   std::vector<int>& out) {
+        for (const NodeProto& n : body.node()) {
+            for (const std::string& name : n.input()) {
+                if (const auto it = producer.find(name); it != producer.end()) out.push_back(it->second);
+            }
+            for (const AttributeProto& attr : n.attribute()) {
+                if (attr.has_g()) bodyReads(attr.g(), out);
+                for (const GraphProto& g : attr.graphs()) bodyReads(g, out);
+            }
+        }
+        for (const auto& v : body.output()) {
+            if (const auto it = producer.find(v.name()); it != producer.end()) out.push_back(it->second);
+        }
+    };
+    for (int p = 0; p < count; ++p) {
+        const NodeProto& node = graph.node(p);
+        std::vector<int> from;
+        for (const std::string& name : node.input()) {
+            if (const auto it = producer.find(name); it != producer.end()) from.push_back(it->second);
+        }
+        for (const AttributeProto& attr : node.attribute()) {
+            if (attr.has_g()) bodyReads(attr.g(), from);
+            for (const GraphProto& g : attr.graphs()) bodyReads(g, from);
+        }
+        std::sort(from.begin(), from.end());
+        from.erase(std::unique(from.begin(), from.end()), from.end());
+        for (const int q : from) {
+            if (q == p) continue;  // a body naming its own node's output: not a dependency we can honour
+            consumers[static_cast<std::size_t>(q)].push_back(p);
+            ++pending[static_cast<std::size_t>(p)];
+        }
+    }
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+    for (int p = 0; p < count; ++p) {
+        if (pending[static_cast<std::size_t>(p)] == 0) ready.push(p);
+    }
+    std::vector<int> order;
+    order.reserve(static_cast<std::size_t>(count));
+    while (!ready.empty()) {
+        const int p = ready.top();
+        ready.pop();
+        order.push_back(p);
+        for (const int c : consumers[static_cast<std::size_t>(p)]) {
+            if (--pending[static_cast<std::size_t>(c)] == 0) ready.push(c);
+        }
+    }
+    // A cycle (a body reading a value produced after its node): the rest in file order, as read.
+    if (order.size() < static_cast<std::size_t>(count)) {
+        std::vector<char> placed(static_cast<std::size_t>(count), 0);
+        for (const int p : order) placed[static_cast<std::size_t>(p)] = 1;
+        for (int p = 0; p < count; ++p) {
+            if (!placed[static_cast<std::size_t>(p)]) order.push_back(p);
+        }
+    }
+    return order;
+}
+
+void OnnxPass::convertGraph(Scope& scope, const TypeTable* types, bool main) {
+    GraphProto& graph = *scope.graph;
+    if (types) scope.original = types->types;
+    for (const auto& v : graph.input()) {
+        if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() != kUnknown) {
+            scope.original[v.name()] = v.type().tensor_type().elem_type();
+        }
+    }
+    for (const auto& t : graph.initializer()) scope.original[t.name()] = t.data_type();
+
+    const std::vector<int> order = topologicalOrder(graph);
+    google::protobuf::RepeatedPtrField<NodeProto> nodes;
+    nodes.Swap(graph.mutable_node());
+    std::vector<NodeProto> emitted;
+    emitted.reserve(static_cast<std::size_t>(nodes.size()) + 16);
+    if (main) m_outcomes.assign(static_cast<std::size_t>(nodes.size()), NodeOutcome{});
+    std::vector<std::string> irNames;
+    if (main) {
+        irNames.assign(static_cast<std::size_t>(nodes.size()), std::string());
+        for (std::size_t id = 0; id < m_model.protoNodeOf.size(); ++id) {
+            const int p = m_model.protoNodeOf[id];
+            if (p >= 0) irNames[static_cast<std::size_t>(p)] = m_model.graph->nodes[id].name;
+        }
+    }
+    for (const int p : order) {
+        NodeProto& node = *nodes.Mutable(p);
+        // Constants of the main graph: their readers decide their stored type.
+        if (main && node.op_type() == "Constant" && isDefaultDomain(node.domain()) && node.output_size() == 1 &&
+            !m_lists.isExcluded(irNames[static_cast<std::size_t>(p)])) {
+            for (const AttributeProto& attr : node.attribute()) {
+                if (attr.name() == "value" && attr.has_t() && attr.t().data_type() == kFloat) {
+                    Flexible f{Flexible::Kind::ConstantNode, static_cast<int>(emitted.size()), false, false,
+                               freshName(node.output(0) + "_amp_cast_" + m_targetName)};
+                    f.outOfRange = holdsOutOfRange(attr.t(), m_target);
+                    if (f.outOfRange) {
+                        m_warnings.push_back("Constant '" + node.output(0) + "' holds values beyond " + m_targetName +
+                                             "'s range: widest and pass-through nodes that read it run in float32");
+                    }
+                    m_flexible.emplace(node.output(0), std::move(f));
+                }
+            }
+        }
+        const std::string irName = main ? irNames[static_cast<std::size_t>(p)] : node.name();
+        // The converted model names every node as the original's Graph IR did (an unnamed node's
+        // IR name depends on its place in the file, which casts shift): both views then share names.
+        if (main && node.name() != irName) node.set_name(irName);
+        NodeOutcome outcome = convertNode(scope, node, irName, types, p, emitted);
+        if (main && node.output_size() > 0) {
+            if (const auto it = m_flexible.find(node.output(0));
+                it != m_flexible.end() && it->second.kind == Flexible::Kind::ConstantNode) {
+                it->second.index = static_cast<int>(emitted.size());  // after the casts emitted before it
+            }
+        }
+        if (main) m_outcomes[static_cast<std::size_t>(p)] = std::move(outcome);
+        emitted.push_back(std::move(node));
+    }
+    for (NodeProto& node : emitted) *graph.add_node() = std::move(node);
+
+    if (!main) {
+        // The body's outputs in their declared types: cast inside the body and renamed to the cast.
+        std::vector<NodeProto> tail;
+        for (auto& v : *graph.mutable_output()) {
+            if (auto it = m_flexible.find(v.name()); it != m_flexible.end()) it->second.float32Reader = true;
+            const int32_t declared = v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : kUnknown;
+            const int32_t now = scope.currentType(v.name());
+            if (declared == kUnknown || now == kUnknown || now == declared) continue;
+            v.set_name(castOf(scope, v.name(), declared, tail));
+        }
+        for (NodeProto& node : tail) *graph.add_node() = std::move(node);
+        fixValueInfo(graph, scope);
+    }
+}
+
+void OnnxPass::convertTensor(TensorProto& tensor, const std::string& what) {
+    const std::vector<std::byte> bytes = onnxTensorBytes(tensor, nullptr, "the ONNX model");
+    const std::size_t n = bytes.size() / sizeof(float);
+    std::string raw(n * 2, '\0');
+    const float limit = largestFinite(m_target);
+    std::size_t saturated = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        float v;
+        std::memcpy(&v, bytes.data() + i * sizeof(float), sizeof v);
+        if (std::isfinite(v) && std::fabs(v) > limit) {
+            // Beyond the largest finite value the dtype would round to inf: saturate instead.
+            const uint16_t bits = m_target == TensorProto::FLOAT16 ? floatToHalfBits(v) : floatToBfloat16Bits(v);
+            const float back = m_target == TensorProto::FLOAT16 ? halfBitsToFloat(bits) : bfloat16BitsToFloat(bits);
+            if (!std::isfinite(back)) {
+                v = std::copysign(limit, v);
+                ++saturated;
+            }
+        }
+        const uint16_t bits = m_target == TensorProto::FLOAT16 ? floatToHalfBits(v) : floatToBfloat16Bits(v);
+        std::memcpy(raw.data() + i * 2, &bits, 2);
+    }
+    tensor.clear_float_data();
+    tensor.clear_int32_data();
+    tensor.clear_external_data();
+    tensor.clear_data_location();
+    tensor.set_data_type(m_target);
+    tensor.set_raw_data(std::move(raw));
+    if (saturated > 0) {
+        m_warnings.push_back(what + ": " + std::to_string(saturated) + " value(s) beyond " + m_targetName +
+                             "'s range saturated to ±" + std::to_string(static_cast<double>(limit)) +
+                             " (not inf)");
+    }
+}
+
+void OnnxPass::settleFlexibles(Scope& main, std::vector<NodeProto>& prepended) {
+    GraphProto& graph = *main.graph;
+    // Deterministic order: the placeholders' creation order is the walk's, names sort it the same.
+    std::vector<std::pair<std::string, Flexible*>> all;
+    for (auto& [name, f] : m_flexible) all.emplace_back(name, &f);
+    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [name, f] : all) {
+        if (!f->targetReader) continue;
+        const bool inPlace = !f->float32Reader;
+        if (inPlace) m_renames[f->placeholder] = name;
+        switch (f->kind) {
+            case Flexible::Kind::Initializer: {
+                TensorProto& tensor = *graph.mutable_initializer(f->index);
+                if (inPlace) {
+                    convertTensor(tensor, "initializer '" + name + "'");
+                    m_storedInTarget.push_back(name);
+                    for (auto& input : *graph.mutable_input()) {
+                        if (input.name() == name) input.mutable_type()->mutable_tensor_type()->set_elem_type(m_target);
+                    }
+                } else {
+                    TensorProto copy = tensor;
+                    copy.set_name(f->placeholder);
+                    copy.clear_doc_string();
+                    convertTensor(copy, "initializer '" + f->placeholder + "'");
+                    m_storedInTarget.push_back(f->placeholder);
+                    if (m_converted.ir_version() < 4) {  // initializers were graph inputs then
+                        onnx::ValueInfoProto* input = graph.add_input();
+                        input->set_name(f->placeholder);
+                        auto* tensorType = input->mutable_type()->mutable_tensor_type();
+                        tensorType->set_elem_type(m_target);
+                        for (const int64_t d : copy.dims()) tensorType->mutable_shape()->add_dim()->set_dim_value(d);
+                    }
+                    *graph.add_initializer() = std::move(copy);
+                    m_warnings.push_back("initializer '" + name + "' is read in float32 and in " + m_targetName +
+                                         ": kept exact in float32, with a " + m_targetName + " copy '" + f->placeholder + "'");
+                }
+                main.current[name] = inPlace ? m_target : kFloat;
+                break;
+            }
+            case Flexible::Kind::ConstantNode: {
+                NodeProto& node = *graph.mutable_node(f->index);
+                if (inPlace) {
+                    for (auto& attr : *node.mutable_attribute()) {
+                        if (attr.name() == "value") convertTensor(*attr.mutable_t(), "Constant '" + name + "'");
+                    }
+                } else {
+                    NodeProto copy = node;
+                    copy.set_name(freshName(f->placeholder));
+                    copy.set_output(0, f->placeholder);
+                    for (auto& attr : *copy.mutable_attribute()) {
+                        if (attr.name() == "value") convertTensor(*attr.mutable_t(), "Constant '" + f->placeholder + "'");
+                    }
+                    prepended.push_back(std::move(copy));
+                }
+                main.current[name] = inPlace ? m_target : kFloat;
+                break;
+            }
+            case Flexible::Kind::GraphInput: {
+                if (inPlace) {
+                    graph.mutable_input(f->index)->mutable_type()->mutable_tensor_type()->set_elem_type(m_target);
+                    main.current[name] = m_target;
+                } else {
+                    NodeProto cast;
+                    cast.set_name(f->placeholder);
+                    cast.set_op_type("Cast");
+                    cast.add_input(name);
+                    cast.add_output(f->placeholder);
+                    AttributeProto* attr = cast.add_attribute();
+                    attr->set_name("to");
+                    attr->set_type(AttributeProto::INT);
+                    attr->set_i(m_target);
+                    prepended.push_back(std::move(cast));
+                    m_mainCasts.push_back({f->placeholder, name, m_target});
+                }
+                break;
+            }
+        }
+    }
+}
+
+void OnnxPass::settleGraphOutputs(Scope& main) {
+    GraphProto& graph = *main.graph;
+    for (auto& output : *graph.mutable_output()) {
+        const std::string name = output.name();
+        const int32_t declared = output.type().has_tensor_type() ? output.type().tensor_type().elem_type() : kUnknown;
+        const int32_t now = main.currentType(name);
+        if (declared == kUnknown || now == kUnknown || now == declared) continue;
+        if (m_options.lowPrecisionIo) {
+            output.mutable_type()->mutable_tensor_type()->set_elem_type(now);
+            continue;
+        }
+        if (m_renames.contains(name)) continue;  // a second output of the same value
+        // The producer's value under a new name; the output's name goes to a cast to the declared
+        // type: the one internal float32 readers already use where there is one, else a new one.
+        const std::string lowName = freshName(name + "_amp_" + typeName(now));
+        m_renames[name] = lowName;
+        main.current[lowName] = now;
+        const std::string key = name + '\n' + std::to_string(declared);
+        if (const auto it = main.casts.find(key); it != main.casts.end()) {
+            m_renames[it->second] = name;
+            continue;
+        }
+        NodeProto cast;
+        cast.set_name(freshName(name + "_amp_cast_" + typeName(declared)));
+        cast.set_op_type("Cast");
+        cast.add_input(lowName);
+        cast.add_output(name);
+        AttributeProto* attr = cast.add_attribute();
+        attr->set_name("to");
+        attr->set_type(AttributeProto::INT);
+        attr->set_i(declared);
+        m_mainCasts.push_back({cast.name(), name, declared});
+        m_outputCasts.push_back(std::move(cast));  // added after the renames
+    }
+}
+
+void OnnxPass::applyRenames(GraphProto& graph) {
+    if (m_renames.empty()) return;
+    const auto renamed = [&](std::string* name) {
+        if (const auto it = m_renames.find(*name); it != m_renames.end()) *name = it->second;
+    };
+    for (NodeProto& node : *graph.mutable_node()) {
+        for (std::string& input : *node.mutable_input()) renamed(&input);
+        for (std::string& output : *node.mutable_output()) renamed(&output);
+        for (AttributeProto& attr : *node.mutable_attribute()) {
+            if (attr.has_g()) applyRenames(*attr.mutable_g());
+            for (GraphProto& g : *attr.mutable_graphs()) applyRenames(g);
+        }
+    }
+    // Body outputs that name a main-graph value follow it; the main graph's outputs keep their names.
+    if (&graph != m_mainScope->graph) {
+        for (auto& v : *graph.mutable_output()) renamed(v.mutable_name());
+    }
+}
+
+void OnnxPass::fixValueInfo(GraphProto& graph, const Scope& scope) {
+    for (auto& v : *graph.mutable_value_info()) {
+        if (!v.type().has_tensor_type()) continue;
+        const auto it = scope.current.find(v.name());
+        if (it == scope.current.end() || it->second == kUnknown) continue;
+        v.mutable_type()->mutable_tensor_type()->set_elem_type(it->second);
+    }
+}
+
+ConversionResult OnnxPass::run() {
+    const std::string file = "the ONNX model";
+    m_converted = m_model.proto;
+    // Every tensor inline: the converted model is written in one file (external data it had was read
+    // and checked when the model was opened).
+    std::size_t external = 0;
+    forEachOnnxTensor(m_converted, [&](TensorProto& tensor) {
+        if (!isExternalTensor(tensor)) return;
+        const std::vector<std::byte>& data = m_model.externalData[external++];
+        tensor.set_raw_data(reinterpret_cast<const char*>(data.data()), data.size());
+        tensor.clear_external_data();
+        tensor.clear_data_location();
+    });
+
+    // The original's types, from ONNX shape inference (node-level failures tolerated: a type it
+    // cannot find stays unknown, and an unknown type is never cast).
+    TypeTable types;
+    std::string inferenceNote;
+    {
+        onnx::ModelProto skeleton = typeSkeleton(m_converted);
+        try {
+            onnx::shape_inference::InferShapes(skeleton, onnx::OpSchemaRegistry::Instance(),
+                                               onnx::ShapeInferenceOptions{false, 0, false});
+        } catch (const std::exception& e) {
+            inferenceNote = e.what();
+        }
+        recordTypes(skeleton.graph(), types);
+    }
+    if (!inferenceNote.empty()) {
+        m_warnings.push_back("ONNX shape inference stopped on the original model (" + inferenceNote +
+                             "): values whose type it did not find are never cast");
+    }
+
+    // Cast must be able to produce the target at this opset (bfloat16 needs Cast-13).
+    {
+        NodeProto probe;
+        probe.set_op_type("Cast");
+        const SchemaFacts* cast = schemaOf(probe);
+        m_castToTarget = false;
+        if (cast && cast->schema->since_version() >= 6 && !cast->outputs.empty() && cast->outputs[0].var >= 0) {
+            const TypeVar& to = cast->vars[static_cast<std::size_t>(cast->outputs[0].var)];
+            m_castToTarget = m_target == TensorProto::FLOAT16 ? to.allowsF16 : to.allowsBF16;
+        }
+        if (!m_castToTarget) {
+            m_warnings.push_back("the model's opset has no Cast to " + m_targetName +
+                                 " (bfloat16 needs opset 13): every node stays in float32");
+        }
+    }
+
+    // Every name in the model is taken: new names never collide.
+    forEachOnnxTensor(m_converted, [&](TensorProto& t) { m_taken.insert(t.name()); });
+    const std::function<void(const GraphProto&)> takeNames = [&](const GraphProto& g) {
+        for (const auto& v : g.input()) m_taken.insert(v.name());
+        for (const auto& v : g.output()) m_taken.insert(v.name());
+        for (const auto& v : g.value_info()) m_taken.insert(v.name());
+        for (const NodeProto& n : g.node()) {
+            m_taken.insert(n.name());
+            for (const std::string& o : n.output()) m_taken.insert(o);
+            for (const AttributeProto& a : n.attribute()) {
+                if (a.has_g()) takeNames(a.g());
+                for (const GraphProto& b : a.graphs()) takeNames(b);
+            }
+        }
+    };
+    takeNames(m_converted.graph());
+    for (const Node& n : m_model.graph->nodes) m_taken.insert(n.name);
+
+    Scope main;
+    main.graph = m_converted.mutable_graph();
+    m_mainScope = &main;
+    GraphProto& graph = *main.graph;
+    std::unordered_set<std::string> inputNames;
+    for (int i = 0; i < graph.input_size(); ++i) inputNames.insert(graph.input(i).name());
+    for (int i = 0; i < graph.initializer_size(); ++i) {
+        const TensorProto& t = graph.initializer(i);
+        // An initializer that is also an input is a default the caller may override (IR >= 4):
+        // with IR < 4 every initializer is an input, and a weight.
+        const bool overridable = inputNames.contains(t.name()) && m_converted.ir_version() >= 4;
+        if (t.data_type() == kFloat && !overridable && !m_lists.isExcluded(t.name())) {
+            Flexible f{Flexible::Kind::Initializer, i, false, false, freshName(t.name() + "_amp_cast_" + m_targetName)};
+            f.outOfRange = holdsOutOfRange(t, m_target);
+            if (f.outOfRange) {
+                m_warnings.push_back("initializer '" + t.name() + "' holds values beyond " + m_targetName +
+                                     "'s range: widest and pass-through nodes that read it run in float32");
+            }
+            m_flexible.emplace(t.name(), std::move(f));
+        }
+    }
+    if (m_options.lowPrecisionIo) {
+        for (int i = 0; i < graph.input_size(); ++i) {
+            const auto& v = graph.input(i);
+            if (!m_flexible.contains(v.name()) && v.type().has_tensor_type() && v.type().tensor_type().elem_type() == kFloat) {
+                m_flexible.emplace(v.name(), Flexible{Flexible::Kind::GraphInput, i, false, false,
+                                                      freshName(v.name() + "_amp_cast_" + m_targetName)});
+            }
+        }
+    }
+    // Graph outputs and body outputs reading a constant directly read it in float32.
+    for (const auto& v : graph.output()) {
+        if (auto it = m_flexible.find(v.name()); it != m_flexible.end()) it->second.float32Reader = true;
+    }
+
+    convertGraph(main, &types, true);
+
+    std::vector<NodeProto> prepended;
+    settleFlexibles(main, prepended);
+    if (!prepended.empty()) {
+        google::protobuf::RepeatedPtrField<NodeProto> rest;
+        rest.Swap(graph.mutable_node());
+        for (NodeProto& n : prepended) *graph.add_node() = std::move(n);
+        for (NodeProto& n : rest) *graph.add_node() = std::move(n);
+    }
+    settleGraphOutputs(main);
+    applyRenames(graph);
+    for (NodeProto& cast : m_outputCasts) *graph.add_node() = std::move(cast);
+    // value_info of main-graph values under their new names, with their new types.
+    for (auto& v : *graph.mutable_value_info()) {
+        if (const auto it = m_renames.find(v.name()); it != m_renames.end()) v.set_name(it->second);
+    }
+    {
+        // Types by final name: renamed values carry what their old names had.
+        Scope finalTypes;
+        for (const auto& [name, type] : main.current) {
+            const auto it = m_renames.find(name);
+            finalTypes.current[it == m_renames.end() ? name : it->second] = type;
+        }
+        for (const auto& output : graph.output()) {
+            if (output.type().has_tensor_type()) finalTypes.current[output.name()] = output.type().tensor_type().elem_type();
+        }
+        fixValueInfo(graph, finalTypes);
+    }
+    for (CastMade& c : m_mainCasts) {
+        if (const auto it = m_renames.find(c.name); it != m_renames.end()) c.name = it->second;
+    }
+    // (A cast's `source` stays the original value's name: that is what the report names.)
+
+    for (const auto& [schema, count] : m_noTargetInSchema) {
+        m_warnings.push_back(schema + " admits no " + m_targetName + ": " + std::to_string(count) +
+                             " node(s) of the target list run in float32");
+    }
+    if (m_bodyCasts > 0) {
+        m_warnings.push_back(std::to_string(m_bodyCasts) + " Cast node(s) inserted inside If / Loop / Scan bodies");
+    }
+
+    ConversionResult result;
+    buildReport(result, m_converted);
+    return result;
+}
+
+void OnnxPass::buildReport(ConversionResult& result, const onnx::ModelProto& converted) {
+    ConversionReport& report = result.report;
+    report.mode = ConversionMode::Typed;
+    report.targetDtype = m_options.lists.targetDtype;
+    auto storage = std::make_shared<ReportStorage>();
+
+    // The converted graph as the IR, and the model it came from.
+    auto model = std::make_shared<OnnxModel>();
+    model->proto = converted;
+    OnnxGraphImport imported = importOnnxGraph(model->proto.graph(), "the converted ONNX model");
+    imported.graph.attrs = m_model.graph->attrs;
+    model->protoNodeOf = std::move(imported.protoNodeOf);
+    model->graph = std::make_shared<const Graph>(std::move(imported.graph));
+    result.graph = *model->graph;
+
+    // Validation: libonnx's checker and strict inference where it knows the IR and opsets.
+    const std::string cannotJudge = checkerCannotJudge(model->proto);
+    if (!cannotJudge.empty()) {
+        m_warnings.push_back("onnx::checker and strict shape inference skipped: " + cannotJudge);
+    } else {
+        const std::string failure = validationFailure(model->proto);
+        if (!failure.empty()) {
+            onnx::ModelProto original = m_model.proto;
+            bool anyExternal = false;
+            forEachOnnxTensor(original, [&](TensorProto& t) { anyExternal = anyExternal || isExternalTensor(t); });
+            const std::string originalFailure = anyExternal ? std::string() : validationFailure(original);
+            if (!originalFailure.empty() && originalFailure.substr(0, 14) == failure.substr(0, 14)) {
+                m_warnings.push_back("the original model fails the same check (" + originalFailure +
+                                     "); the converted one is not judged by it");
+            } else {
+                report.dtypeCheck.passed = false;
+                report.dtypeCheck.message = failure;
+                report.dtypeCheck.stage = "onnx::checker / shape inference";
+            }
+        }
+    }
+    // The inferred types of the converted model are not kept: value_info stays as the file had it.
+
+    // Where each original value came from (IR node name and output).
+    const Graph& before = *m_model.graph;
+    std::unordered_map<std::string, SourceOutput> sourceOf;
+    const GraphProto& originalGraph = m_model.proto.graph();
+    for (std::size_t id = 0; id < before.size(); ++id) {
+        const int p = m_model.protoNodeOf[id];
+        const std::string_view name = storage->keep(before.nodes[id].name);
+        if (p < 0) {
+            sourceOf.emplace(before.nodes[id].name, SourceOutput{name, 0});
+        } else {
+            const NodeProto& node = originalGraph.node(p);
+            for (int o = 0; o < node.output_size(); ++o) sourceOf.emplace(node.output(o), SourceOutput{name, static_cast<uint32_t>(o)});
+        }
+    }
+
+    // Decisions, one per original IR node.
+    report.nodes.reserve(before.size());
+    std::unordered_map<std::string, int32_t> finalVariableTypes;
+    for (const auto& v : converted.graph().input()) {
+        if (v.type().has_tensor_type()) finalVariableTypes[v.name()] = v.type().tensor_type().elem_type();
+    }
+    for (const auto& t : converted.graph().initializer()) finalVariableTypes[t.name()] = t.data_type();
+    for (std::size_t id = 0; id < before.size(); ++id) {
+        const Node& node = before.nodes[id];
+        NodeDecision d;
+        d.name = storage->keep(node.name);
+        const int p = m_model.protoNodeOf[id];
+        if (p < 0) {
+            d.precision = NodePrecision::Variable;
+            d.rule = DecisionRule::Variable;
+            const auto it = finalVariableTypes.find(node.name);
+            if (it != finalVariableTypes.end()) d.dtype = dtypeFromOnnx(it->second).value_or(DType::Unknown);
+            if (const auto f = m_flexible.find(node.name); f != m_flexible.end() && f->second.targetReader) {
+                const bool input = f->second.kind == Flexible::Kind::GraphInput;
+                d.detail = storage->keep(
+                    f->second.float32Reader
+                        ? (input ? "read in float32 and " + m_targetName + ": stays float32, cast for the " + m_targetName + " readers"
+                                 : "read in float32 and " + m_targetName + ": stays exact in float32, its " + m_targetName +
+                                       " readers read the copy " + f->second.placeholder)
+                        : (input ? "every reader runs in " + m_targetName + ": the input is " + m_targetName + " (--low-precision-io)"
+                                 : "every reader runs in " + m_targetName + ": stored in " + m_targetName));
+            }
+        } else {
+            const NodeOutcome& o = m_outcomes[static_cast<std::size_t>(p)];
+            d.op = storage->keep(node.op);
+            d.precision = o.precision;
+            d.rule = o.rule;
+            d.dtype = dtypeFromOnnx(o.dtype).value_or(DType::Unknown);
+            if (node.op == "Constant") {
+                // A constant converted in place holds the target dtype now.
+                const auto it = m_mainScope->current.find(originalGraph.node(p).output(0));
+                if (it != m_mainScope->current.end()) d.dtype = dtypeFromOnnx(it->second).value_or(DType::Unknown);
+            }
+            d.detail = storage->keep(o.detail);
+            const bool computes = node.op != "Constant" && node.op != "Cast";
+            if (computes) {
+                ++report.computeNodes;
+                if (d.dtype == report.targetDtype) ++report.computeNodesInTarget;
+            }
+        }
+        report.nodes.push_back(d);
+    }
+
+    // Casts of the main graph, with their readers in the converted graph.
+    const Graph& after = result.graph;
+    std::unordered_map<std::string, std::size_t> castIndex;
+    for (std::size_t i = 0; i < m_mainCasts.size(); ++i) castIndex.emplace(m_mainCasts[i].name, i);
+    std::vector<std::vector<std::string_view>> readers(m_mainCasts.size());
+    std::vector<NodeId> castNode(m_mainCasts.size(), kNoCastNode);
+    for (std::size_t id = 0; id < after.size(); ++id) {
+        const auto it = castIndex.find(after.nodes[id].name);
+        if (it != castIndex.end() && after.nodes[id].op == "Cast") castNode[it->second] = static_cast<NodeId>(id);
+    }
+    std::unordered_map<NodeId, std::size_t> castOfNode;
+    for (std::size_t i = 0; i < castNode.size(); ++i) {
+        if (castNode[i] != kNoCastNode) castOfNode.emplace(castNode[i], i);
+    }
+    std::size_t consumerCount = 0;
+    for (const Node& node : after.nodes) {
+        for (const NodeEntry& e : node.inputs) {
+            const auto it = castOfNode.find(e.node);
+            if (it != castOfNode.end()) {
+                readers[it->second].push_back(storage->keep(node.name));
+                ++consumerCount;
+            }
+        }
+    }
+    storage->consumers.reserve(consumerCount);
+    for (std::size_t i = 0; i < m_mainCasts.size(); ++i) {
+        if (castNode[i] == kNoCastNode) continue;
+        const CastMade& c = m_mainCasts[i];
+        CastRecord record;
+        record.name = storage->keep(c.name);
+        record.op = "Cast";
+        record.dtype = storage->keep(typeName(c.to));
+        if (const auto it = sourceOf.find(c.source); it != sourceOf.end()) {
+            record.source = it->second;
+        } else {
+            record.source = {storage->keep(c.source), 0};
+        }
+        const std::size_t begin = storage->consumers.size();
+        storage->consumers.insert(storage->consumers.end(), readers[i].begin(), readers[i].end());
+        record.consumers = std::span<const std::string_view>(storage->consumers.data() + begin, readers[i].size());
+        for (const NodeEntry& head : after.heads) record.feedsGraphOutput = record.feedsGraphOutput || head.node == castNode[i];
+        report.casts.push_back(record);
+    }
+    report.ampCastCount = report.casts.size();
+    report.nodesBefore = before.size();
+    report.nodesAfter = after.size();
+
+    // Parameter bytes: the main graph's initializers before and after.
+    report.paramsKnown = true;
+    for (const auto& t : m_model.proto.graph().initializer()) {
+        uint64_t n = 1;
+        for (const int64_t d : t.dims()) n *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+        report.paramBytesBefore += n * onnxElementSize(t.data_type());
+    }
+    for (const auto& t : converted.graph().initializer()) {
+        uint64_t n = 1;
+        for (const int64_t d : t.dims()) n *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+        report.paramBytesAfter += n * onnxElementSize(t.data_type());
+    }
+    std::sort(m_storedInTarget.begin(), m_storedInTarget.end());
+    report.storedInTargetDtype = m_storedInTarget;
+    result.storedInTargetDtype = {m_storedInTarget.begin(), m_storedInTarget.end()};
+    report.warnings = m_warnings;
+    report.unmatchableListEntries = unmatchableOnnxEntries(m_options.lists);
+    report.storage = std::move(storage);
+    result.source = std::move(model);
+}
+
+}  // namespace
+
+bool isOnnxSource(const FormatSource* source) { return dynamic_cast<const OnnxModel*>(source) != nullptr; }
+
+ConversionResult convertOnnxModel(const FormatSource& source, const ConversionOptions& options) {
+    const auto* model = dynamic_cast<const OnnxModel*>(&source);
+    if (!model) throw ConversionError("not an ONNX model");
+    if (options.mode == ConversionMode::Classic) {
+        throw ConversionError("classic mode is MXNet 1.6's pass over MXNet graphs; ONNX models convert in typed mode");
+    }
+    if (!isLowPrecisionFloat(options.lists.targetDtype)) {
+        throw ConversionError("the AMP target dtype must be float16 or bfloat16, not " +
+                              std::string(dtypeName(options.lists.targetDtype)));
+    }
+    const std::vector<std::string> overlaps = options.lists.overlapErrors();
+    if (!overlaps.empty()) {
+        std::string message = "invalid AMP lists: " + overlaps.front();
+        for (std::size_t i = 1; i < overlaps.size(); ++i) message += "; " + overlaps[i];
+        throw ConversionError(message);
+    }
+    try {
+        OnnxPass pass(*model, options);
+        return pass.run();
+    } catch (const LoadError& e) {
+        throw ConversionError(std::string("the converted ONNX model: ") + e.what());
+    } catch (const google::protobuf::FatalException& e) {
+        throw ConversionError(std::string("protobuf: ") + e.what());
+    }
+}
+
+const std::vector<std::string>& onnxOpTypes() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> out;
+        for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas()) {
+            out.push_back(isDefaultDomain(schema.domain()) ? schema.Name() : schema.domain() + "." + schema.Name());
+        }
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+        return out;
+    }();
+    return names;
+}
+
+std::vector<UnmatchableListEntry> unmatchableOnnxEntries(const AmpLists& lists) {
+    const std::vector<std::string>& known = onnxOpTypes();
+    // The default domain's ops added after libonnx 1.12 (opsets 18 to 23): models exported today use
+    // them, and the lists name them, though libonnx has no schema to check them against.
+    static const std::unordered_set<std::string> newer{
+        "AffineGrid", "Attention", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "CenterCropPad",
+        "Col2Im", "DeformConv", "Gelu", "GroupNormalization", "ImageDecoder", "Mish", "RMSNormalization",
+        "RegexFullMatch", "RotaryEmbedding", "StringConcat", "StringSplit"};
+    std::vector<UnmatchableListEntry> result;
+    const auto check = [&](std::string_view list, const std::string& entry) {
+        if (!std::binary_search(known.begin(), known.end(), entry) && !newer.contains(entry)) {
+            result.push_back({std::string(list), entry, {}});
+        }
+    };
+    for (const auto& e : lists.targetDtypeOps) check("target_dtype_ops", e);
+    for (const auto& e : lists.fp32Ops) check("fp32_ops", e);
+    for (const auto& e : lists.neutralOps) check("neutral_ops", e);
+    for (const auto& e : lists.widestDtypeOps) check("widest_dtype_ops", e);
+    for (const auto& c : lists.conditionalFp32Ops) check("conditional_fp32_ops", c.op);
+    for (const auto& e : lists.lossOutputOps) check("loss_output_ops", e);
+    return result;
+}
+
+}  // namespace ampstudio
