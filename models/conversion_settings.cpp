@@ -116,10 +116,11 @@ void ConversionSettings::setTargetDtype(DType dtype) {
         return;
     }
     ConversionOptions after = *m_options;
-    if (sameListContent(after.lists, AmpLists::defaults(after.lists.targetDtype))) {
-        // Untouched defaults: the user wants MXNet's lists for the new dtype, not float16's lists
-        // relabelled (MXNet ships different lists per dtype).
-        after.lists = AmpLists::defaults(dtype);
+    const OpSet opSet = after.lists.opSet();
+    if (sameListContent(after.lists, AmpLists::defaults(after.lists.targetDtype, opSet))) {
+        // Untouched defaults: the user wants the default lists for the new dtype, not float16's
+        // lists relabelled (MXNet ships different lists per dtype).
+        after.lists = AmpLists::defaults(dtype, opSet);
     } else {
         // Edited lists are the user's work: keep them and change only the target.
         after.lists.targetDtype = dtype;

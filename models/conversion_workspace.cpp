@@ -89,6 +89,14 @@ bool ConversionWorkspace::setDocument(ModelDocument document) {
     // converting several models the same way. A new model starts a new undo history.
     ConversionOptions options = m_settings->options();
     options.excludedSymNames.clear();
+    // ONNX models take ONNX op types: untouched default lists follow the model's op set (edited
+    // lists are the user's and stay), and classic mode is MXNet 1.6's alone.
+    const OpSet opSet = m_document.origin.format == ModelFormat::Onnx ? OpSet::Onnx : OpSet::Mxnet;
+    if (options.lists.opSet() != opSet &&
+        sameListContent(options.lists, AmpLists::defaults(options.lists.targetDtype, options.lists.opSet()))) {
+        options.lists = AmpLists::defaults(options.lists.targetDtype, opSet);
+    }
+    if (opSet == OpSet::Onnx) options.mode = ConversionMode::Typed;
     m_settings->resetOptions(options);
     emit documentChanged();
     recomputeNow();
@@ -137,7 +145,7 @@ void ConversionWorkspace::recomputeNow() {
     if (!hasDocument()) {
         return;
     }
-    WorkspaceInput input{m_document.graph, m_document.params, m_settings->options(), m_metrics};
+    WorkspaceInput input{m_document.graph, m_document.params, m_document.source, m_settings->options(), m_metrics};
     m_tracker.startJob(
         &m_pool, [input = std::move(input)](const std::function<bool()>& cancelled) {
             return computeWorkspaceSnapshot(input, cancelled);

@@ -20,8 +20,8 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     QElapsedTimer timer;
     timer.start();
     try {
-        auto result = std::make_shared<ConversionResult>(convertGraph(source, input.options));
-        if (input.params) {
+        auto result = std::make_shared<ConversionResult>(convertModel(source, input.formatSource.get(), input.options));
+        if (input.params && !result->source) {  // an ONNX report has its initializer bytes
             fillParamBytes(*input.params, result->storedInTargetDtype, result->report.targetDtype, result->report);
         }
         snapshot.conversion = std::move(result);

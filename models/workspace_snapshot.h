@@ -20,6 +20,8 @@
 struct WorkspaceInput {
     std::shared_ptr<const ampstudio::Graph> source;
     std::shared_ptr<const ampstudio::NDArrayList> params;  // may be null
+    // The model in its format's terms (ONNX: the ModelProto the pass converts); null for MXNet.
+    std::shared_ptr<const ampstudio::FormatSource> formatSource;
     ampstudio::ConversionOptions options;
     NodeTextMetrics metrics;
 };

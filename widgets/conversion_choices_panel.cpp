@@ -110,8 +110,10 @@ void ConversionChoicesPanel::refresh() {
 void ConversionChoicesPanel::showPresets(const QStringList& userPresets, int current) {
     const QSignalBlocker block(m_presetCombo);
     m_presetCombo->clear();
-    m_presetCombo->addItem(tr("MXNet 1.9.1 float16"), kBuiltinFloat16);
-    m_presetCombo->addItem(tr("MXNet 1.9.1 bfloat16"), kBuiltinBfloat16);
+    // The built-in lists of the model's op set: MXNet 1.9.1's, or PyTorch's autocast lists for ONNX.
+    const bool onnx = m_settings && m_settings->options().lists.opSet() == OpSet::Onnx;
+    m_presetCombo->addItem(onnx ? tr("ONNX (PyTorch autocast) float16") : tr("MXNet 1.9.1 float16"), kBuiltinFloat16);
+    m_presetCombo->addItem(onnx ? tr("ONNX (PyTorch autocast) bfloat16") : tr("MXNet 1.9.1 bfloat16"), kBuiltinBfloat16);
     for (const QString& path : userPresets) {
         m_presetCombo->addItem(QFileInfo(path).fileName(), path);
         m_presetCombo->setItemData(m_presetCombo->count() - 1, path, Qt::ToolTipRole);

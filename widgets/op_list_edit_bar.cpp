@@ -12,17 +12,14 @@
 #include <algorithm>
 
 #include "op_list_model.h"
+#include "amp/onnx_conversion.h"
 #include "ops/mxnet_op_facts.h"
 
 using namespace ampstudio;
 
 OpListEditBar::OpListEditBar(QWidget* parent) : QWidget(parent) {
     m_opNamesModel = new QStringListModel(this);
-    QStringList opNames;
-    for (const std::string& n : MxnetOpFacts::instance().opNames()) {
-        opNames << QString::fromStdString(n);
-    }
-    m_opNamesModel->setStringList(opNames);
+    setOpSet(OpSet::Mxnet);
     m_nodeNamesModel = new QStringListModel(this);
     m_completer = new QCompleter(m_opNamesModel, this);
     m_completer->setCaseSensitivity(Qt::CaseInsensitive);
@@ -120,4 +117,14 @@ void OpListEditBar::showSelection(OpListPage page, bool selected) {
 
 QString OpListEditBar::removeText() const {
     return m_removeButton->text();
+}
+
+void OpListEditBar::setOpSet(OpSet opSet) {
+    if (m_opSet == opSet) return;
+    m_opSet = opSet;
+    QStringList opNames;
+    for (const std::string& n : opSet == OpSet::Onnx ? onnxOpTypes() : MxnetOpFacts::instance().opNames()) {
+        opNames << QString::fromStdString(n);
+    }
+    m_opNamesModel->setStringList(opNames);
 }

@@ -4,8 +4,10 @@
 // Move to / Remove (Include, for excluded nodes) for the page's selection. It asks; the editor edits.
 
 #include <QStringList>
+#include <optional>
 #include <QWidget>
 
+#include "amp/amp_lists.h"
 #include "op_list_page.h"
 
 class QCompleter;
@@ -23,6 +25,8 @@ public:
     void clearText();
     // The completion on the excluded-nodes page.
     void setNodeNames(const QStringList& names);
+    // The op names the field completes: MXNet's operators or ONNX's op types.
+    void setOpSet(ampstudio::OpSet opSet);
     // The name Move to's entry for `list` shows.
     void setListName(OpList list, const QString& name);
 
@@ -48,5 +52,6 @@ private:
     QMenu* m_moveMenu = nullptr;
     QCompleter* m_completer = nullptr;
     QStringListModel* m_opNamesModel = nullptr;
+    std::optional<ampstudio::OpSet> m_opSet;
     QStringListModel* m_nodeNamesModel = nullptr;
 };

@@ -24,6 +24,7 @@
 #include "op_list_model.h"
 #include "op_list_pages.h"
 #include "op_list_view.h"
+#include "amp/onnx_conversion.h"
 #include "ops/mxnet_op_facts.h"
 #include "string_lists.h"
 
@@ -174,6 +175,7 @@ void OpListEditor::refresh() {
     }
     m_choices->refresh();
     m_pages->showOptions(&m_settings->options());
+    m_editBar->setOpSet(m_settings->options().lists.opSet());
     for (OpList list : {OpList::Target, OpList::Fp32, OpList::Widest, OpList::Neutral}) {
         m_editBar->setListName(list, m_settings->listName(list));
     }
@@ -187,9 +189,9 @@ void OpListEditor::updatePresets() {
     int current = -1;
     if (m_settings) {
         const AmpLists& lists = m_settings->options().lists;
-        if (sameListContent(lists, AmpLists::defaults(DType::F16))) {
+        if (sameListContent(lists, AmpLists::defaults(DType::F16, lists.opSet()))) {
             current = 0;
-        } else if (sameListContent(lists, AmpLists::defaults(DType::BF16))) {
+        } else if (sameListContent(lists, AmpLists::defaults(DType::BF16, lists.opSet()))) {
             current = 1;
         } else {
             for (int i = 0; i < m_userPresets.size() && current < 0; ++i) {
@@ -257,7 +259,22 @@ namespace {
 
 // Empty when `op` is a known op name; otherwise the message that says so (with a suggestion when
 // only the case is wrong: "fullyconnected" -> FullyConnected).
-QString unknownOpMessage(const QString& op) {
+QString unknownOpMessage(const QString& op, OpSet opSet) {
+    if (opSet == OpSet::Onnx) {
+        // Checked as the report checks ONNX lists: against libonnx's schemas (and the newer ops).
+        AmpLists probe;
+        probe.targetDtypeOps = {op.toStdString()};
+        if (unmatchableOnnxEntries(probe).empty()) return {};
+        QString message = OpListEditor::tr("“%1” is not an ONNX op type libonnx knows.").arg(op);
+        for (const std::string& name : onnxOpTypes()) {
+            const QString candidate = QString::fromStdString(name);
+            if (candidate.compare(op, Qt::CaseInsensitive) == 0) {
+                message += QLatin1Char(' ') + OpListEditor::tr("Did you mean %1?").arg(candidate);
+                break;
+            }
+        }
+        return message;
+    }
     const MxnetOpFacts& registry = MxnetOpFacts::instance();
     if (registry.isKnown(op.toStdString())) {
         return {};
@@ -290,7 +307,7 @@ QString aliasWarning(const QString& op) {
 }  // namespace
 
 void OpListEditor::addOp(const QString& op, OpList to) {
-    if (const QString unknown = unknownOpMessage(op); !unknown.isEmpty()) {
+    if (const QString unknown = unknownOpMessage(op, m_settings->options().lists.opSet()); !unknown.isEmpty()) {
         reportError(unknown);
         return;  // the text stays in the field, to be corrected
     }
@@ -332,7 +349,7 @@ void OpListEditor::addConditional(const QString& text) {
         return;
     }
     const QString op = match.captured(1);
-    if (const QString unknown = unknownOpMessage(op); !unknown.isEmpty()) {
+    if (const QString unknown = unknownOpMessage(op, m_settings->options().lists.opSet()); !unknown.isEmpty()) {
         reportError(unknown);
         return;
     }
@@ -488,7 +505,8 @@ void OpListEditor::applyBuiltinPreset(DType dtype, const QString& name) {
     if (!m_settings) {
         return;
     }
-    m_settings->applyLists(AmpLists::defaults(dtype), tr("Load preset %1").arg(name));
+    m_settings->applyLists(AmpLists::defaults(dtype, m_settings->options().lists.opSet()),
+                           tr("Load preset %1").arg(name));
     clearMessage();
     updatePresets();  // an edit that changed nothing emits no changed()
 }

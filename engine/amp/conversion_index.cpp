@@ -8,6 +8,12 @@ namespace ampstudio {
 
 bool isAmpCastOp(std::string_view op) { return op == "amp_cast" || op == "amp_multicast"; }
 
+namespace {
+// The ops the passes insert: MXNet's amp_cast / amp_multicast, ONNX's Cast (a Cast is an inserted
+// one only where the report names it: a model's own Casts are ordinary nodes).
+bool isInsertedCastOp(std::string_view op) { return isAmpCastOp(op) || op == "Cast"; }
+}  // namespace
+
 Graph readThroughCasts(const Graph& graph) {
     Graph g = graph;
     // Nodes come in topological order, so one step per edge also collapses chains of casts.
@@ -89,7 +95,7 @@ ConversionIndex::ConversionIndex(std::shared_ptr<const Graph> graph, std::shared
         }
     }
     m_graphIsConverted = std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& n) {
-        return isAmpCastOp(n.op) && m_castsByName.count(n.name) > 0;
+        return isInsertedCastOp(n.op) && m_castsByName.count(n.name) > 0;
     });
 }
 
@@ -105,7 +111,7 @@ const NodeDecision* ConversionIndex::decision(std::string_view name) const {
 
 const CastRecord* ConversionIndex::castRecord(NodeId id) const {
     const Node& node = m_graph->nodes[id];
-    if (!m_graphIsConverted || !isAmpCastOp(node.op)) {
+    if (!m_graphIsConverted || !isInsertedCastOp(node.op)) {
         return nullptr;
     }
     const auto it = m_castsByName.find(node.name);
@@ -143,6 +149,9 @@ EdgeDtype ConversionIndex::edgeDtype(NodeId sourceId, uint32_t output, std::stri
     }
     if (source.op == "amp_multicast") {
         return {"widest", {}};
+    }
+    if (const CastRecord* c = source.op == "Cast" ? castRecord(sourceId) : nullptr) {
+        return {std::string(c->dtype), {}};
     }
     if (const CastRecord* c = castInto(source.name, output, consumer)) {
         return {c->op == "amp_multicast" ? std::string("widest") : std::string(c->dtype), std::string(c->name)};

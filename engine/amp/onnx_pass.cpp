@@ -26,9 +26,13 @@
 // - Bodies keep their interface: inputs and outputs in their original types (cast inside the body).
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <limits>
 #include <map>
 #include <queue>
@@ -67,6 +71,19 @@ std::string opKey(const NodeProto& node) {
 }
 
 std::string typeName(int32_t elemType) { return elemType == kUnknown ? "unknown" : onnxTypeName(elemType); }
+
+// AMS_ONNX_PASS_PHASES=1 prints each phase's milliseconds to stderr (for the benchmark's profile).
+struct PhaseClock {
+    bool on = std::getenv("AMS_ONNX_PASS_PHASES") != nullptr;
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    void mark(const char* phase) {
+        if (!on) return;
+        const auto now = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "onnx pass: %-28s %8.1f ms\n", phase,
+                     std::chrono::duration<double, std::milli>(now - last).count());
+        last = now;
+    }
+};
 
 // ---------------------------------------------------------------------------------------------
 // What a schema says about one node's inputs and outputs.
@@ -198,18 +215,30 @@ void recordTypes(const GraphProto& graph, TypeTable& table) {
 // A copy of `model` without the data of its large raw initializers (their names, types and dims
 // stay): what shape inference needs, at a fraction of the memory. Floating tensors over 4 KiB are
 // never shape inputs, which are all that inference reads values from.
-onnx::ModelProto typeSkeleton(onnx::ModelProto& model) {
-    std::vector<std::pair<int, std::string>> saved;
-    GraphProto& graph = *model.mutable_graph();
-    for (int i = 0; i < graph.initializer_size(); ++i) {
-        TensorProto& t = *graph.mutable_initializer(i);
-        if (t.raw_data().size() > 4096) {
-            saved.emplace_back(i, std::string());
-            saved.back().second.swap(*t.mutable_raw_data());
+onnx::ModelProto typeSkeleton(const onnx::ModelProto& model) {
+    onnx::ModelProto skeleton;
+    skeleton.set_ir_version(model.ir_version());
+    *skeleton.mutable_opset_import() = model.opset_import();
+    *skeleton.mutable_functions() = model.functions();
+    const GraphProto& from = model.graph();
+    GraphProto& graph = *skeleton.mutable_graph();
+    graph.set_name(from.name());
+    *graph.mutable_node() = from.node();
+    *graph.mutable_input() = from.input();
+    *graph.mutable_output() = from.output();
+    *graph.mutable_value_info() = from.value_info();
+    *graph.mutable_sparse_initializer() = from.sparse_initializer();
+    graph.mutable_initializer()->Reserve(from.initializer_size());
+    for (const TensorProto& t : from.initializer()) {
+        if (t.raw_data().size() <= 4096) {
+            *graph.add_initializer() = t;
+            continue;
         }
+        TensorProto& stub = *graph.add_initializer();
+        stub.set_name(t.name());
+        stub.set_data_type(t.data_type());
+        *stub.mutable_dims() = t.dims();
     }
-    onnx::ModelProto skeleton = model;
-    for (auto& [i, data] : saved) graph.mutable_initializer(i)->mutable_raw_data()->swap(data);
     return skeleton;
 }
 
@@ -233,7 +262,7 @@ std::string checkerCannotJudge(const onnx::ModelProto& model) {
 }
 
 // onnx::checker (full) and strict shape inference; the first failure's message, empty when both pass.
-std::string validationFailure(onnx::ModelProto& model) {
+std::string validationFailure(const onnx::ModelProto& model) {
     try {
         onnx::checker::check_model(model);
     } catch (const std::exception& e) {
@@ -327,7 +356,7 @@ private:
     void applyRenames(GraphProto& graph);
     void fixValueInfo(GraphProto& graph, const Scope& scope);
     void convertTensor(TensorProto& tensor, const std::string& what);
-    void buildReport(ConversionResult& result, const onnx::ModelProto& converted);
+    void buildReport(ConversionResult& result, onnx::ModelProto converted);
 
     const OnnxModel& m_model;
     const ConversionOptions& m_options;
@@ -356,6 +385,7 @@ private:
     std::vector<std::string> m_warnings;
     std::vector<std::string> m_storedInTarget;
     Scope* m_mainScope = nullptr;
+    PhaseClock m_clock;
 };
 
 const SchemaFacts* OnnxPass::schemaOf(const NodeProto& node) {
@@ -733,25 +763,27 @@ void OnnxPass::convertGraph(Scope& scope, const TypeTable* types, bool main) {
 }
 
 void OnnxPass::convertTensor(TensorProto& tensor, const std::string& what) {
-    const std::vector<std::byte> bytes = onnxTensorBytes(tensor, nullptr, "the ONNX model");
+    std::vector<std::byte> bytes = onnxTensorBytes(tensor, nullptr, "the ONNX model");
     const std::size_t n = bytes.size() / sizeof(float);
-    std::string raw(n * 2, '\0');
+    const std::span<float> values(reinterpret_cast<float*>(bytes.data()), n);
     const float limit = largestFinite(m_target);
     std::size_t saturated = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        float v;
-        std::memcpy(&v, bytes.data() + i * sizeof(float), sizeof v);
-        if (std::isfinite(v) && std::fabs(v) > limit) {
-            // Beyond the largest finite value the dtype would round to inf: saturate instead.
-            const uint16_t bits = m_target == TensorProto::FLOAT16 ? floatToHalfBits(v) : floatToBfloat16Bits(v);
-            const float back = m_target == TensorProto::FLOAT16 ? halfBitsToFloat(bits) : bfloat16BitsToFloat(bits);
-            if (!std::isfinite(back)) {
+    if (holdsOutOfRange(tensor, m_target)) {
+        // Beyond the largest finite value the dtype would round to inf: saturate instead.
+        const float beyond = m_target == TensorProto::FLOAT16 ? 65520.0f : std::bit_cast<float>(0x7f7f8000u);
+        for (float& v : values) {
+            if (std::isfinite(v) && std::fabs(v) >= beyond) {
                 v = std::copysign(limit, v);
                 ++saturated;
             }
         }
-        const uint16_t bits = m_target == TensorProto::FLOAT16 ? floatToHalfBits(v) : floatToBfloat16Bits(v);
-        std::memcpy(raw.data() + i * 2, &bits, 2);
+    }
+    std::string raw(n * 2, '\0');
+    const std::span<uint16_t> out(reinterpret_cast<uint16_t*>(raw.data()), n);
+    if (m_target == TensorProto::FLOAT16) {
+        floatsToHalf(values, out);
+    } else {
+        floatsToBfloat16(values, out);
     }
     tensor.clear_float_data();
     tensor.clear_int32_data();
@@ -924,6 +956,7 @@ ConversionResult OnnxPass::run() {
         tensor.clear_data_location();
     });
 
+    m_clock.mark("copy");
     // The original's types, from ONNX shape inference (node-level failures tolerated: a type it
     // cannot find stays unknown, and an unknown type is never cast).
     TypeTable types;
@@ -938,6 +971,7 @@ ConversionResult OnnxPass::run() {
         }
         recordTypes(skeleton.graph(), types);
     }
+    m_clock.mark("shape inference (original)");
     if (!inferenceNote.empty()) {
         m_warnings.push_back("ONNX shape inference stopped on the original model (" + inferenceNote +
                              "): values whose type it did not find are never cast");
@@ -1012,7 +1046,9 @@ ConversionResult OnnxPass::run() {
         if (auto it = m_flexible.find(v.name()); it != m_flexible.end()) it->second.float32Reader = true;
     }
 
+    m_clock.mark("set-up");
     convertGraph(main, &types, true);
+    m_clock.mark("walk");
 
     std::vector<NodeProto> prepended;
     settleFlexibles(main, prepended);
@@ -1054,12 +1090,13 @@ ConversionResult OnnxPass::run() {
         m_warnings.push_back(std::to_string(m_bodyCasts) + " Cast node(s) inserted inside If / Loop / Scan bodies");
     }
 
+    m_clock.mark("settle");
     ConversionResult result;
-    buildReport(result, m_converted);
+    buildReport(result, std::move(m_converted));
     return result;
 }
 
-void OnnxPass::buildReport(ConversionResult& result, const onnx::ModelProto& converted) {
+void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedModel) {
     ConversionReport& report = result.report;
     report.mode = ConversionMode::Typed;
     report.targetDtype = m_options.lists.targetDtype;
@@ -1067,35 +1104,47 @@ void OnnxPass::buildReport(ConversionResult& result, const onnx::ModelProto& con
 
     // The converted graph as the IR, and the model it came from.
     auto model = std::make_shared<OnnxModel>();
-    model->proto = converted;
+    model->proto = std::move(convertedModel);
+    const onnx::ModelProto& converted = model->proto;
     OnnxGraphImport imported = importOnnxGraph(model->proto.graph(), "the converted ONNX model");
     imported.graph.attrs = m_model.graph->attrs;
     model->protoNodeOf = std::move(imported.protoNodeOf);
     model->graph = std::make_shared<const Graph>(std::move(imported.graph));
     result.graph = *model->graph;
+    m_clock.mark("graph IR of the result");
 
-    // Validation: libonnx's checker and strict inference where it knows the IR and opsets.
+    // Validation: libonnx's checker and strict inference where it knows the IR and opsets, on the
+    // second core while the report is built (it only reads the model).
     const std::string cannotJudge = checkerCannotJudge(model->proto);
-    if (!cannotJudge.empty()) {
-        m_warnings.push_back("onnx::checker and strict shape inference skipped: " + cannotJudge);
+    std::future<std::string> validation;
+    if (cannotJudge.empty()) {
+        validation = std::async(std::launch::async, [&proto = model->proto] { return validationFailure(proto); });
     } else {
-        const std::string failure = validationFailure(model->proto);
-        if (!failure.empty()) {
-            onnx::ModelProto original = m_model.proto;
-            bool anyExternal = false;
-            forEachOnnxTensor(original, [&](TensorProto& t) { anyExternal = anyExternal || isExternalTensor(t); });
-            const std::string originalFailure = anyExternal ? std::string() : validationFailure(original);
-            if (!originalFailure.empty() && originalFailure.substr(0, 14) == failure.substr(0, 14)) {
-                m_warnings.push_back("the original model fails the same check (" + originalFailure +
-                                     "); the converted one is not judged by it");
-            } else {
-                report.dtypeCheck.passed = false;
-                report.dtypeCheck.message = failure;
-                report.dtypeCheck.stage = "onnx::checker / shape inference";
-            }
-        }
+        m_warnings.push_back("onnx::checker and strict shape inference skipped: " + cannotJudge);
     }
-    // The inferred types of the converted model are not kept: value_info stays as the file had it.
+    const auto judge = [&] {
+        if (!validation.valid()) return;
+        const std::string failure = validation.get();
+        if (failure.empty()) return;
+        onnx::ModelProto original = m_model.proto;
+        bool anyExternal = false;
+        forEachOnnxTensor(original, [&](TensorProto& t) { anyExternal = anyExternal || isExternalTensor(t); });
+        const std::string originalFailure = anyExternal ? std::string() : validationFailure(original);
+        if (!originalFailure.empty() && originalFailure.substr(0, 14) == failure.substr(0, 14)) {
+            m_warnings.push_back("the original model fails the same check (" + originalFailure +
+                                 "); the converted one is not judged by it");
+        } else {
+            report.dtypeCheck.passed = false;
+            report.dtypeCheck.message = failure;
+            report.dtypeCheck.stage = "onnx::checker / shape inference";
+        }
+    };
+    struct JoinOnExit {  // an exception below must not leave the thread reading a freed model
+        std::future<std::string>& f;
+        ~JoinOnExit() {
+            if (f.valid()) f.wait();
+        }
+    } joinOnExit{validation};
 
     // Where each original value came from (IR node name and output).
     const Graph& before = *m_model.graph;
@@ -1222,6 +1271,8 @@ void OnnxPass::buildReport(ConversionResult& result, const onnx::ModelProto& con
     std::sort(m_storedInTarget.begin(), m_storedInTarget.end());
     report.storedInTargetDtype = m_storedInTarget;
     result.storedInTargetDtype = {m_storedInTarget.begin(), m_storedInTarget.end()};
+    judge();
+    m_clock.mark("report (and the checks beside it)");
     report.warnings = m_warnings;
     report.unmatchableListEntries = unmatchableOnnxEntries(m_options.lists);
     report.storage = std::move(storage);
