@@ -262,9 +262,7 @@ namespace {
 QString unknownOpMessage(const QString& op, OpSet opSet) {
     if (opSet == OpSet::Onnx) {
         // Checked as the report checks ONNX lists: against libonnx's schemas (and the newer ops).
-        AmpLists probe;
-        probe.targetDtypeOps = {op.toStdString()};
-        if (unmatchableOnnxEntries(probe).empty()) return {};
+        if (isKnownOnnxOpType(op.toStdString())) return {};
         QString message = OpListEditor::tr("“%1” is not an ONNX op type libonnx knows.").arg(op);
         for (const std::string& name : onnxOpTypes()) {
             const QString candidate = QString::fromStdString(name);

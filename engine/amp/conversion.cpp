@@ -38,18 +38,7 @@ std::vector<char> reachableFromHeads(const Graph& graph) {
 }
 
 void checkInputs(const Graph& source, const ConversionOptions& options) {
-    const std::vector<std::string> overlaps = options.lists.overlapErrors();
-    if (!overlaps.empty()) {
-        std::string message = "invalid AMP lists: " + overlaps.front();
-        for (std::size_t i = 1; i < overlaps.size(); ++i) {
-            message += "; " + overlaps[i];
-        }
-        throw ConversionError(message);
-    }
-    if (!isLowPrecisionFloat(options.lists.targetDtype)) {
-        throw ConversionError("the AMP target dtype must be float16 or bfloat16, not " +
-                              std::string(dtypeName(options.lists.targetDtype)));
-    }
+    amp_detail::checkListsAndTarget(options);
     try {
         source.validate();
     } catch (const GraphError& e) {
@@ -273,6 +262,25 @@ ConvertedDtypeInputs checkInputsFor(const ConversionOptions& options, std::set<s
 }
 
 }  // namespace
+
+namespace amp_detail {
+
+void checkListsAndTarget(const ConversionOptions& options) {
+    const std::vector<std::string> overlaps = options.lists.overlapErrors();
+    if (!overlaps.empty()) {
+        std::string message = "invalid AMP lists: " + overlaps.front();
+        for (std::size_t i = 1; i < overlaps.size(); ++i) {
+            message += "; " + overlaps[i];
+        }
+        throw ConversionError(message);
+    }
+    if (!isLowPrecisionFloat(options.lists.targetDtype)) {
+        throw ConversionError("the AMP target dtype must be float16 or bfloat16, not " +
+                              std::string(dtypeName(options.lists.targetDtype)));
+    }
+}
+
+}  // namespace amp_detail
 
 ConversionResult convertModel(const Graph& graph, const FormatSource* source, const ConversionOptions& options) {
     if (isOnnxSource(source)) return convertOnnxModel(*source, options);

@@ -170,4 +170,8 @@ private:
     std::vector<DType> m_needed;  // scratch for repairInputs()
 };
 
+// Throws ConversionError for overlapping lists or a target dtype that is not float16 / bfloat16:
+// what both passes (MXNet graphs, ONNX models) check before anything else.
+void checkListsAndTarget(const ConversionOptions& options);
+
 }  // namespace ampstudio::amp_detail

@@ -32,6 +32,10 @@ ConversionResult convertOnnxModel(const FormatSource& source, const ConversionOp
 // Sorted; what the list editor completes.
 const std::vector<std::string>& onnxOpTypes();
 
+// Whether libonnx has a schema for `op` (as onnxOpTypes() spells it), or it is a default-domain op
+// added after libonnx 1.12 (GroupNormalization, Gelu ...).
+bool isKnownOnnxOpType(const std::string& op);
+
 // The list entries no libonnx schema has (a misspelling, an MXNet op name in an ONNX list, an op of
 // a domain libonnx does not know: those entries still match nodes by name).
 std::vector<UnmatchableListEntry> unmatchableOnnxEntries(const AmpLists& lists);

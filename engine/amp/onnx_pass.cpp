@@ -35,7 +35,6 @@
 #include <future>
 #include <limits>
 #include <map>
-#include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -43,6 +42,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "amp/conversion_pass.h"
 #include "amp/onnx_conversion.h"
 #include "amp/op_list_index.h"
 #include "amp/report_storage.h"
@@ -71,6 +71,31 @@ std::string opKey(const NodeProto& node) {
 }
 
 std::string typeName(int32_t elemType) { return elemType == kUnknown ? "unknown" : onnxTypeName(elemType); }
+
+// Cast(input) -> output, to `to`: every cast the pass inserts.
+NodeProto castNode(const std::string& name, const std::string& input, const std::string& output, int32_t to) {
+    NodeProto cast;
+    cast.set_name(name);
+    cast.set_op_type("Cast");
+    cast.add_input(input);
+    cast.add_output(output);
+    AttributeProto* attr = cast.add_attribute();
+    attr->set_name("to");
+    attr->set_type(AttributeProto::INT);
+    attr->set_i(to);
+    return cast;
+}
+
+// The bytes of a graph's initializers, from their dims and dtypes.
+uint64_t initializerBytes(const GraphProto& graph) {
+    uint64_t bytes = 0;
+    for (const TensorProto& t : graph.initializer()) {
+        uint64_t n = 1;
+        for (const int64_t d : t.dims()) n *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+        bytes += n * onnxElementSize(t.data_type());
+    }
+    return bytes;
+}
 
 // AMS_ONNX_PASS_PHASES=1 prints each phase's milliseconds to stderr (for the benchmark's profile).
 struct PhaseClock {
@@ -309,7 +334,7 @@ struct Flexible {
     int index = 0;  // initializer / graph input / node index (in the main graph's final node list)
     bool float32Reader = false;
     bool targetReader = false;
-    std::string placeholder;  // the name target readers read until the end decides
+    std::string placeholder;  // the name target readers read until the end decides (made by the first)
     // Holds finite values beyond the target's range (an attention mask of -FLT_MAX): it counts as
     // float32 in widest and pass-through decisions, so arithmetic on it stays in float32 (saturated
     // to the dtype's max, mask + score would still overflow to -inf, and Softmax of -inf rows is NaN).
@@ -411,16 +436,7 @@ std::string OnnxPass::castOf(Scope& scope, const std::string& name, int32_t to, 
     const std::string key = name + '\n' + std::to_string(to);
     if (const std::string* found = scope.findCast(key)) return *found;
     const std::string out = freshName(name + "_amp_cast_" + typeName(to));
-    NodeProto cast;
-    cast.set_name(out);
-    cast.set_op_type("Cast");
-    cast.add_input(name);
-    cast.add_output(out);
-    AttributeProto* attr = cast.add_attribute();
-    attr->set_name("to");
-    attr->set_type(AttributeProto::INT);
-    attr->set_i(to);
-    emitted.push_back(std::move(cast));
+    emitted.push_back(castNode(out, name, out, to));
     scope.casts.emplace(key, out);
     scope.current[out] = to;
     scope.original[out] = to;
@@ -442,6 +458,7 @@ void OnnxPass::needFrom(const std::string& name, int32_t type, NodeProto& node, 
         Flexible& f = it->second;
         if (type == m_target) {
             f.targetReader = true;
+            if (f.placeholder.empty()) f.placeholder = freshName(name + "_amp_cast_" + m_targetName);
             node.set_input(input, f.placeholder);
             return;
         }
@@ -504,7 +521,7 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
         // Group the inputs by variable; a group switches only when all its members are float32 or
         // the target now (constants, which take any type, do not count).
         struct Group {
-            bool usable = true, any = false, hasFloat = false, hasTarget = false;
+            bool member = false, usable = true, any = false, hasFloat = false, hasTarget = false;
         };
         std::vector<Group> groups(facts->vars.size());
         for (int i = 0; i < node.input_size(); ++i) {
@@ -512,6 +529,7 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
             const FormalFacts* f = facts->formal(facts->inputs, static_cast<std::size_t>(i));
             if (!f || f->var < 0) continue;
             Group& g = groups[static_cast<std::size_t>(f->var)];
+            g.member = true;
             const int32_t now = scope.currentType(node.input(i));
             const auto flex = m_flexible.find(node.input(i));
             const bool flexible = flex != m_flexible.end() && !flex->second.outOfRange && now == kFloat;
@@ -522,16 +540,11 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
                 (now == kFloat ? g.hasFloat : g.hasTarget) = true;
             }
         }
-        std::vector<char> hasMember(facts->vars.size(), 0);
-        for (int i = 0; i < node.input_size(); ++i) {
-            const FormalFacts* f = node.input(i).empty() ? nullptr : facts->formal(facts->inputs, static_cast<std::size_t>(i));
-            if (f && f->var >= 0) hasMember[static_cast<std::size_t>(f->var)] = 1;
-        }
         bool fellBack = false;
         for (std::size_t v = 0; v < groups.size(); ++v) {
             const Group& g = groups[v];
             const TypeVar& var = facts->vars[v];
-            if (!hasMember[v] || !g.usable || !var.allowsFloat) continue;
+            if (!g.member || !g.usable || !var.allowsFloat) continue;
             int32_t type = kFloat;
             if (wantTarget) {
                 if (targetAllowed(var)) {
@@ -664,20 +677,7 @@ std::vector<int> topologicalOrder(const GraphProto& graph) {
             ++pending[static_cast<std::size_t>(p)];
         }
     }
-    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
-    for (int p = 0; p < count; ++p) {
-        if (pending[static_cast<std::size_t>(p)] == 0) ready.push(p);
-    }
-    std::vector<int> order;
-    order.reserve(static_cast<std::size_t>(count));
-    while (!ready.empty()) {
-        const int p = ready.top();
-        ready.pop();
-        order.push_back(p);
-        for (const int c : consumers[static_cast<std::size_t>(p)]) {
-            if (--pending[static_cast<std::size_t>(c)] == 0) ready.push(c);
-        }
-    }
+    std::vector<int> order = earliestFirstOrder(consumers, std::move(pending));
     // A cycle (a body reading a value produced after its node): the rest in file order, as read.
     if (order.size() < static_cast<std::size_t>(count)) {
         std::vector<char> placed(static_cast<std::size_t>(count), 0);
@@ -721,7 +721,7 @@ void OnnxPass::convertGraph(Scope& scope, const TypeTable* types, bool main) {
             for (const AttributeProto& attr : node.attribute()) {
                 if (attr.name() == "value" && attr.has_t() && attr.t().data_type() == kFloat) {
                     Flexible f{Flexible::Kind::ConstantNode, static_cast<int>(emitted.size()), false, false,
-                               freshName(node.output(0) + "_amp_cast_" + m_targetName)};
+                               {}};
                     f.outOfRange = holdsOutOfRange(attr.t(), m_target);
                     if (f.outOfRange) {
                         m_warnings.push_back("Constant '" + node.output(0) + "' holds values beyond " + m_targetName +
@@ -860,16 +860,7 @@ void OnnxPass::settleFlexibles(Scope& main, std::vector<NodeProto>& prepended) {
                     graph.mutable_input(f->index)->mutable_type()->mutable_tensor_type()->set_elem_type(m_target);
                     main.current[name] = m_target;
                 } else {
-                    NodeProto cast;
-                    cast.set_name(f->placeholder);
-                    cast.set_op_type("Cast");
-                    cast.add_input(name);
-                    cast.add_output(f->placeholder);
-                    AttributeProto* attr = cast.add_attribute();
-                    attr->set_name("to");
-                    attr->set_type(AttributeProto::INT);
-                    attr->set_i(m_target);
-                    prepended.push_back(std::move(cast));
+                    prepended.push_back(castNode(f->placeholder, name, f->placeholder, m_target));
                     m_mainCasts.push_back({f->placeholder, name, m_target});
                 }
                 break;
@@ -900,15 +891,7 @@ void OnnxPass::settleGraphOutputs(Scope& main) {
             m_renames[it->second] = name;
             continue;
         }
-        NodeProto cast;
-        cast.set_name(freshName(name + "_amp_cast_" + typeName(declared)));
-        cast.set_op_type("Cast");
-        cast.add_input(lowName);
-        cast.add_output(name);
-        AttributeProto* attr = cast.add_attribute();
-        attr->set_name("to");
-        attr->set_type(AttributeProto::INT);
-        attr->set_i(declared);
+        NodeProto cast = castNode(freshName(name + "_amp_cast_" + typeName(declared)), lowName, name, declared);
         m_mainCasts.push_back({cast.name(), name, declared});
         m_outputCasts.push_back(std::move(cast));  // added after the renames
     }
@@ -1023,7 +1006,7 @@ ConversionResult OnnxPass::run() {
         // with IR < 4 every initializer is an input, and a weight.
         const bool overridable = inputNames.contains(t.name()) && m_converted.ir_version() >= 4;
         if (t.data_type() == kFloat && !overridable && !m_lists.isExcluded(t.name())) {
-            Flexible f{Flexible::Kind::Initializer, i, false, false, freshName(t.name() + "_amp_cast_" + m_targetName)};
+            Flexible f{Flexible::Kind::Initializer, i, false, false, {}};
             f.outOfRange = holdsOutOfRange(t, m_target);
             if (f.outOfRange) {
                 m_warnings.push_back("initializer '" + t.name() + "' holds values beyond " + m_targetName +
@@ -1036,8 +1019,7 @@ ConversionResult OnnxPass::run() {
         for (int i = 0; i < graph.input_size(); ++i) {
             const auto& v = graph.input(i);
             if (!m_flexible.contains(v.name()) && v.type().has_tensor_type() && v.type().tensor_type().elem_type() == kFloat) {
-                m_flexible.emplace(v.name(), Flexible{Flexible::Kind::GraphInput, i, false, false,
-                                                      freshName(v.name() + "_amp_cast_" + m_targetName)});
+                m_flexible.emplace(v.name(), Flexible{Flexible::Kind::GraphInput, i, false, false, {}});
             }
         }
     }
@@ -1258,16 +1240,8 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
 
     // Parameter bytes: the main graph's initializers before and after.
     report.paramsKnown = true;
-    for (const auto& t : m_model.proto.graph().initializer()) {
-        uint64_t n = 1;
-        for (const int64_t d : t.dims()) n *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
-        report.paramBytesBefore += n * onnxElementSize(t.data_type());
-    }
-    for (const auto& t : converted.graph().initializer()) {
-        uint64_t n = 1;
-        for (const int64_t d : t.dims()) n *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
-        report.paramBytesAfter += n * onnxElementSize(t.data_type());
-    }
+    report.paramBytesBefore = initializerBytes(m_model.proto.graph());
+    report.paramBytesAfter = initializerBytes(converted.graph());
     std::sort(m_storedInTarget.begin(), m_storedInTarget.end());
     report.storedInTargetDtype = m_storedInTarget;
     result.storedInTargetDtype = {m_storedInTarget.begin(), m_storedInTarget.end()};
@@ -1289,16 +1263,7 @@ ConversionResult convertOnnxModel(const FormatSource& source, const ConversionOp
     if (options.mode == ConversionMode::Classic) {
         throw ConversionError("classic mode is MXNet 1.6's pass over MXNet graphs; ONNX models convert in typed mode");
     }
-    if (!isLowPrecisionFloat(options.lists.targetDtype)) {
-        throw ConversionError("the AMP target dtype must be float16 or bfloat16, not " +
-                              std::string(dtypeName(options.lists.targetDtype)));
-    }
-    const std::vector<std::string> overlaps = options.lists.overlapErrors();
-    if (!overlaps.empty()) {
-        std::string message = "invalid AMP lists: " + overlaps.front();
-        for (std::size_t i = 1; i < overlaps.size(); ++i) message += "; " + overlaps[i];
-        throw ConversionError(message);
-    }
+    amp_detail::checkListsAndTarget(options);
     try {
         OnnxPass pass(*model, options);
         return pass.run();
@@ -1322,19 +1287,21 @@ const std::vector<std::string>& onnxOpTypes() {
     return names;
 }
 
-std::vector<UnmatchableListEntry> unmatchableOnnxEntries(const AmpLists& lists) {
-    const std::vector<std::string>& known = onnxOpTypes();
+bool isKnownOnnxOpType(const std::string& op) {
     // The default domain's ops added after libonnx 1.12 (opsets 18 to 23): models exported today use
     // them, and the lists name them, though libonnx has no schema to check them against.
     static const std::unordered_set<std::string> newer{
         "AffineGrid", "Attention", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "CenterCropPad",
         "Col2Im", "DeformConv", "Gelu", "GroupNormalization", "ImageDecoder", "Mish", "RMSNormalization",
         "RegexFullMatch", "RotaryEmbedding", "StringConcat", "StringSplit"};
+    const std::vector<std::string>& known = onnxOpTypes();
+    return std::binary_search(known.begin(), known.end(), op) || newer.contains(op);
+}
+
+std::vector<UnmatchableListEntry> unmatchableOnnxEntries(const AmpLists& lists) {
     std::vector<UnmatchableListEntry> result;
     const auto check = [&](std::string_view list, const std::string& entry) {
-        if (!std::binary_search(known.begin(), known.end(), entry) && !newer.contains(entry)) {
-            result.push_back({std::string(list), entry, {}});
-        }
+        if (!isKnownOnnxOpType(entry)) result.push_back({std::string(list), entry, {}});
     };
     for (const auto& e : lists.targetDtypeOps) check("target_dtype_ops", e);
     for (const auto& e : lists.fp32Ops) check("fp32_ops", e);

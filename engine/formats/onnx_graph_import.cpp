@@ -152,6 +152,24 @@ struct Source {
 
 }  // namespace
 
+std::vector<int> earliestFirstOrder(const std::vector<std::vector<int>>& consumers, std::vector<int> pending) {
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+    for (std::size_t p = 0; p < pending.size(); ++p) {
+        if (pending[p] == 0) ready.push(static_cast<int>(p));
+    }
+    std::vector<int> order;
+    order.reserve(pending.size());
+    while (!ready.empty()) {
+        const int p = ready.top();
+        ready.pop();
+        order.push_back(p);
+        for (const int consumer : consumers[static_cast<std::size_t>(p)]) {
+            if (--pending[static_cast<std::size_t>(consumer)] == 0) ready.push(consumer);
+        }
+    }
+    return order;
+}
+
 OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file) {
     std::unordered_map<std::string, Source> sources;
     sources.reserve(static_cast<std::size_t>(proto.node_size()) * 2 + static_cast<std::size_t>(proto.initializer_size()));
@@ -229,23 +247,12 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
         }
         pending[static_cast<std::size_t>(p)] = static_cast<int>(producers.size());
     }
-    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
-    for (int p = 0; p < count; ++p) {
-        if (pending[static_cast<std::size_t>(p)] == 0) ready.push(p);
-    }
-    std::vector<int> order;
-    order.reserve(static_cast<std::size_t>(count));
-    while (!ready.empty()) {
-        const int p = ready.top();
-        ready.pop();
-        order.push_back(p);
-        for (const int consumer : consumers[static_cast<std::size_t>(p)]) {
-            if (--pending[static_cast<std::size_t>(consumer)] == 0) ready.push(consumer);
-        }
-    }
+    const std::vector<int> order = earliestFirstOrder(consumers, pending);
     if (order.size() != static_cast<std::size_t>(count)) {
+        std::vector<char> placed(static_cast<std::size_t>(count), 0);
+        for (const int q : order) placed[static_cast<std::size_t>(q)] = 1;
         int p = 0;
-        while (pending[static_cast<std::size_t>(p)] == 0) ++p;
+        while (placed[static_cast<std::size_t>(p)]) ++p;
         throw LoadError(file, nodePlace(proto.node(p), p), "lies on a cycle: its inputs depend on its own outputs");
     }
 

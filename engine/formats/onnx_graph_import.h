@@ -30,6 +30,11 @@ struct OnnxGraphImport {
     std::vector<int> protoNodeOf;  // graph node id -> index in the GraphProto's nodes; -1 for a variable
 };
 
+// Kahn's algorithm taking the earliest node first (the file's order where it is topological):
+// consumers[p] are the nodes that read node p, pending[p] how many distinct producers p waits for.
+// Nodes on a cycle, and those after them, are left out of the order.
+std::vector<int> earliestFirstOrder(const std::vector<std::vector<int>>& consumers, std::vector<int> pending);
+
 // Throws LoadError naming `file` for a value defined twice, a node reading a value nothing defines,
 // a cycle, a node without outputs, or a graph output that nothing defines.
 OnnxGraphImport importOnnxGraph(const onnx::GraphProto& graph, const std::string& file);

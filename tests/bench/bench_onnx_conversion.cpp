@@ -22,32 +22,13 @@
 #include "amp/onnx_conversion.h"
 #include "bench_stats.h"
 #include "formats/model_file.h"
+#include "onnx_test_models.h"
 
 using namespace ampstudio;
+using namespace ampstudio::onnx_test;
 namespace fs = std::filesystem;
 
 namespace {
-
-onnx::ValueInfoProto* addValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* values, const std::string& name,
-                               std::initializer_list<int64_t> dims) {
-    onnx::ValueInfoProto* value = values->Add();
-    value->set_name(name);
-    auto* tensor = value->mutable_type()->mutable_tensor_type();
-    tensor->set_elem_type(onnx::TensorProto::FLOAT);
-    tensor->mutable_shape();
-    for (const int64_t d : dims) tensor->mutable_shape()->add_dim()->set_dim_value(d);
-    return value;
-}
-
-onnx::NodeProto* addNode(onnx::GraphProto* g, const std::string& op, const std::string& name,
-                         std::initializer_list<std::string> inputs, const std::string& output) {
-    onnx::NodeProto* node = g->add_node();
-    node->set_op_type(op);
-    node->set_name(name);
-    for (const auto& i : inputs) node->add_input(i);
-    node->add_output(output);
-    return node;
-}
 
 void addWeights(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims, uint32_t seed) {
     onnx::TensorProto* t = g->add_initializer();
@@ -89,14 +70,13 @@ onnx::ModelProto chainModel(std::size_t nodes) {
         const std::string k = std::to_string(b);
         addWeights(g, "w" + k, {8, 8}, static_cast<uint32_t>(b));
         addWeights(g, "b" + k, {8}, static_cast<uint32_t>(b + 7));
-        addNode(g, "MatMul", "block" + k + "/mm", {h, "w" + k}, "mm" + k);
-        addNode(g, "Add", "block" + k + "/add", {"mm" + k, "b" + k}, "add" + k);
-        addNode(g, "Relu", "block" + k + "/relu", {"add" + k}, "relu" + k);
+        addNode(g, "MatMul", "block" + k + "/mm", {h, "w" + k}, {"mm" + k});
+        addNode(g, "Add", "block" + k + "/add", {"mm" + k, "b" + k}, {"add" + k});
+        addNode(g, "Relu", "block" + k + "/relu", {"add" + k}, {"relu" + k});
         h = "relu" + k;
         made += 3;
         if (b % 3 == 2 && made < nodes) {
-            onnx::NodeProto* softmax = addNode(g, "Softmax", "block" + k + "/softmax", {h}, "sm" + k);
-            (void)softmax;
+            addNode(g, "Softmax", "block" + k + "/softmax", {h}, {"sm" + k});
             h = "sm" + k;
             ++made;
         }
@@ -118,7 +98,7 @@ onnx::ModelProto resnetModel(int blocks) {
     uint32_t seed = 1;
     const auto conv = [&](const std::string& name, const std::string& in, int64_t out, int64_t inC, int64_t k) {
         addWeights(g, name + ".weight", {out, inC, k, k}, seed++);
-        onnx::NodeProto* node = addNode(g, "Conv", name, {in, name + ".weight"}, name + ".out");
+        onnx::NodeProto* node = addNode(g, "Conv", name, {in, name + ".weight"}, {name + ".out"});
         if (k == 3) {
             auto* pads = node->add_attribute();
             pads->set_name("pads");
@@ -127,24 +107,24 @@ onnx::ModelProto resnetModel(int blocks) {
         }
         for (const char* p : {"scale", "bias", "mean", "var"}) addWeights(g, name + ".bn." + p, {out}, seed++);
         addNode(g, "BatchNormalization", name + ".bn",
-                {name + ".out", name + ".bn.scale", name + ".bn.bias", name + ".bn.mean", name + ".bn.var"}, name + ".bn.out");
+                {name + ".out", name + ".bn.scale", name + ".bn.bias", name + ".bn.mean", name + ".bn.var"}, {name + ".bn.out"});
         return name + ".bn.out";
     };
     for (int b = 0; b < blocks; ++b) {
         const std::string p = "layer4." + std::to_string(b);
         std::string x = conv(p + ".conv1", h, M, C, 1);
-        addNode(g, "Relu", p + ".relu1", {x}, p + ".relu1.out");
+        addNode(g, "Relu", p + ".relu1", {x}, {p + ".relu1.out"});
         x = conv(p + ".conv2", p + ".relu1.out", M, M, 3);
-        addNode(g, "Relu", p + ".relu2", {x}, p + ".relu2.out");
+        addNode(g, "Relu", p + ".relu2", {x}, {p + ".relu2.out"});
         x = conv(p + ".conv3", p + ".relu2.out", C, M, 1);
-        addNode(g, "Add", p + ".add", {x, h}, p + ".add.out");
-        addNode(g, "Relu", p + ".relu3", {p + ".add.out"}, p + ".out");
+        addNode(g, "Add", p + ".add", {x, h}, {p + ".add.out"});
+        addNode(g, "Relu", p + ".relu3", {p + ".add.out"}, {p + ".out"});
         h = p + ".out";
     }
-    addNode(g, "GlobalAveragePool", "pool", {h}, "pooled");
-    addNode(g, "Flatten", "flatten", {"pooled"}, "features");
+    addNode(g, "GlobalAveragePool", "pool", {h}, {"pooled"});
+    addNode(g, "Flatten", "flatten", {"pooled"}, {"features"});
     addWeights(g, "fc.weight", {C, 1000}, seed++);
-    addNode(g, "MatMul", "fc", {"features", "fc.weight"}, "logits");
+    addNode(g, "MatMul", "fc", {"features", "fc.weight"}, {"logits"});
     addValue(g->mutable_output(), "logits", {1, 1000});
     return model;
 }

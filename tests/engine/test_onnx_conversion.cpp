@@ -23,9 +23,11 @@
 #include "formats/load_error.h"
 #include "formats/model_file.h"
 #include "formats/onnx_model.h"
+#include "onnx_test_models.h"
 #include "tensor/float_convert.h"
 
 using namespace ampstudio;
+using namespace ampstudio::onnx_test;
 namespace fs = std::filesystem;
 
 namespace {
@@ -34,27 +36,6 @@ const fs::path kTestData = "/usr/share/libonnx-testdata/data";
 constexpr int32_t F32 = onnx::TensorProto::FLOAT;
 constexpr int32_t F16 = onnx::TensorProto::FLOAT16;
 constexpr int32_t BF16 = onnx::TensorProto::BFLOAT16;
-
-onnx::ValueInfoProto* addValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* values, const std::string& name,
-                               std::initializer_list<int64_t> dims, int32_t type = F32) {
-    onnx::ValueInfoProto* value = values->Add();
-    value->set_name(name);
-    auto* tensor = value->mutable_type()->mutable_tensor_type();
-    tensor->set_elem_type(type);
-    tensor->mutable_shape();  // a scalar has a shape without dims
-    for (const int64_t d : dims) tensor->mutable_shape()->add_dim()->set_dim_value(d);
-    return value;
-}
-
-onnx::NodeProto* addNode(onnx::GraphProto* graph, const std::string& op, const std::string& name,
-                         std::initializer_list<std::string> inputs, std::initializer_list<std::string> outputs) {
-    onnx::NodeProto* node = graph->add_node();
-    node->set_op_type(op);
-    if (!name.empty()) node->set_name(name);
-    for (const auto& i : inputs) node->add_input(i);
-    for (const auto& o : outputs) node->add_output(o);
-    return node;
-}
 
 void setInt(onnx::NodeProto* node, const std::string& name, int64_t value) {
     auto* attr = node->add_attribute();
@@ -412,7 +393,7 @@ private slots:
         onnx::ModelProto model = emptyModel();
         auto* g = model.mutable_graph();
         addValue(g->mutable_input(), "X", {2, 2});
-        addValue(g->mutable_input(), "cond", {}, onnx::TensorProto::BOOL);
+        addScalar(g->mutable_input(), "cond", onnx::TensorProto::BOOL);
         addValue(g->mutable_output(), "Y", {2, 2});
         addValue(g->mutable_output(), "L", {2, 2});
         addFloats(g, "W", {2, 2}, ramp(4));
@@ -440,12 +421,12 @@ private slots:
         onnx::NodeProto* loop = addNode(g, "Loop", "loop", {"trips", "", "A"}, {"L"});
         onnx::GraphProto body;
         body.set_name("body");
-        addValue(body.mutable_input(), "i", {}, onnx::TensorProto::INT64);
-        addValue(body.mutable_input(), "c", {}, onnx::TensorProto::BOOL);
+        addScalar(body.mutable_input(), "i", onnx::TensorProto::INT64);
+        addScalar(body.mutable_input(), "c", onnx::TensorProto::BOOL);
         addValue(body.mutable_input(), "v", {2, 2});
         addNode(&body, "Identity", "keep", {"c"}, {"c_out"});
         addNode(&body, "MatMul", "body_mm", {"v", "W"}, {"v_out"});
-        addValue(body.mutable_output(), "c_out", {}, onnx::TensorProto::BOOL);
+        addScalar(body.mutable_output(), "c_out", onnx::TensorProto::BOOL);
         addValue(body.mutable_output(), "v_out", {2, 2});
         auto* attr = loop->add_attribute();
         attr->set_name("body");

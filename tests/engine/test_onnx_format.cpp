@@ -15,33 +15,15 @@
 #include "formats/load_error.h"
 #include "formats/model_file.h"
 #include "formats/onnx_model.h"
+#include "onnx_test_models.h"
 
 using namespace ampstudio;
+using namespace ampstudio::onnx_test;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kTestData = "/usr/share/libonnx-testdata/data";
-
-onnx::ValueInfoProto* addValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* values, const std::string& name,
-                               std::initializer_list<int64_t> dims) {
-    onnx::ValueInfoProto* value = values->Add();
-    value->set_name(name);
-    auto* tensor = value->mutable_type()->mutable_tensor_type();
-    tensor->set_elem_type(onnx::TensorProto::FLOAT);
-    for (const int64_t d : dims) tensor->mutable_shape()->add_dim()->set_dim_value(d);
-    return value;
-}
-
-onnx::NodeProto* addNode(onnx::GraphProto* graph, const std::string& op, const std::string& name,
-                         std::initializer_list<std::string> inputs, std::initializer_list<std::string> outputs) {
-    onnx::NodeProto* node = graph->add_node();
-    node->set_op_type(op);
-    if (!name.empty()) node->set_name(name);
-    for (const auto& i : inputs) node->add_input(i);
-    for (const auto& o : outputs) node->add_output(o);
-    return node;
-}
 
 std::vector<float> iota(std::size_t n, float start) {
     std::vector<float> v(n);
