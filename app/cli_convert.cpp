@@ -150,7 +150,8 @@ int runConvert(const ConvertArgs& args) {
         std::cout << args.symbol.filename().string() << ": " << r.nodesBefore << " -> " << r.nodesAfter << " nodes, "
                   << r.ampCastCount << (onnx ? " Cast (" : " amp_cast, " + std::to_string(r.ampMulticastCount) + " amp_multicast (")
                   << conversionModeName(r.mode) << ", " << dtypeName(r.targetDtype) << "); wrote " << written.model.string()
-                  << (written.params ? " and " + written.params->string() : std::string()) << '\n';
+                  << (written.params ? " and " + written.params->string() : std::string())
+                  << (written.data ? " and " + written.data->string() : std::string()) << '\n';
         return kSuccess;
     } catch (...) {
         return reportCurrentException(args.symbol);

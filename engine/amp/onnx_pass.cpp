@@ -39,6 +39,7 @@
 #include <unordered_set>
 
 #include <onnx/checker.h>
+#include <onnx/defs/data_type_utils.h>
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -49,6 +50,7 @@
 #include "formats/load_error.h"
 #include "formats/onnx_graph_import.h"
 #include "formats/onnx_model.h"
+#include "formats/onnx_model_copy.h"
 #include "formats/onnx_tensor_data.h"
 #include "tensor/float_convert.h"
 
@@ -87,7 +89,7 @@ NodeProto castNode(const std::string& name, const std::string& input, const std:
 }
 
 // The bytes of a graph's initializers, from their dims and dtypes.
-uint64_t initializerBytes(const GraphProto& graph) {
+uint64_t initializerByteCount(const GraphProto& graph) {
     uint64_t bytes = 0;
     for (const TensorProto& t : graph.initializer()) {
         uint64_t n = 1;
@@ -117,13 +119,26 @@ struct TypeVar {
     bool allowsFloat = false;
     bool allowsF16 = false;
     bool allowsBF16 = false;
+    int32_t only = kUnknown;  // the element type when the constraint admits exactly one tensor type
 };
 
 struct FormalFacts {
     int var = -1;  // index into SchemaFacts::vars; -1 for a fixed type
+    int32_t fixed = kUnknown;  // a fixed type's element type ("tensor(int64)"), when a tensor
     bool variadic = false;
     bool homogeneous = true;
 };
+
+// The element type a type string such as "tensor(int64)" names; kUnknown for anything else.
+int32_t tensorElemType(const std::string& typeStr) {
+    if (typeStr.rfind("tensor(", 0) != 0) return kUnknown;
+    try {
+        const onnx::TypeProto& type = onnx::Utils::DataTypeUtils::ToTypeProto(onnx::Utils::DataTypeUtils::ToType(typeStr));
+        return type.has_tensor_type() ? type.tensor_type().elem_type() : kUnknown;
+    } catch (const std::exception&) {
+        return kUnknown;
+    }
+}
 
 struct SchemaFacts {
     const onnx::OpSchema* schema = nullptr;
@@ -150,6 +165,7 @@ SchemaFacts factsOf(const onnx::OpSchema* schema) {
             if (allowed == "tensor(float16)") var.allowsF16 = true;
             if (allowed == "tensor(bfloat16)") var.allowsBF16 = true;
         }
+        if (constraint.allowed_type_strs.size() == 1) var.only = tensorElemType(constraint.allowed_type_strs[0]);
         index[constraint.type_param_str] = static_cast<int>(facts.vars.size());
         facts.vars.push_back(var);
         facts.varNames.push_back(constraint.type_param_str);
@@ -160,6 +176,7 @@ SchemaFacts factsOf(const onnx::OpSchema* schema) {
             FormalFacts f;
             const auto it = index.find(p.GetTypeStr());
             f.var = it == index.end() ? -1 : it->second;
+            if (f.var < 0) f.fixed = tensorElemType(p.GetTypeStr());
             f.variadic = p.GetOption() == onnx::OpSchema::Variadic;
             f.homogeneous = p.GetIsHomogeneous();
             if (f.variadic && !f.homogeneous) f.var = -1;  // each its own type: never switched
@@ -181,6 +198,7 @@ struct Scope {
     std::unordered_map<std::string, int32_t> original;  // types in the original model
     std::unordered_map<std::string, int32_t> current;   // types in the converted model
     std::unordered_map<std::string, std::string> casts;  // name + '\n' + type -> cast output
+    std::vector<int32_t> outputTypes;  // a body's outputs in the original model, once walked
 
     int32_t originalType(const std::string& name) const {
         for (const Scope* s = this; s; s = s->parent) {
@@ -205,67 +223,51 @@ struct Scope {
     }
 };
 
-// The element types ONNX shape inference finds in `graph` (declared ones included), and those of its
-// bodies, keyed by (node index in the file, attribute index, graph index).
-struct TypeTable {
-    std::unordered_map<std::string, int32_t> types;
-    std::map<std::tuple<int, int, int>, TypeTable> bodies;
+// The element types of a node's outputs that its schema's inference function gives from its
+// attributes and its inputs' element types alone (Cast's `to`, ConstantOfShape's `value`, a
+// Constant): what the original's types need where the outputs bind to no input. Shapes are not
+// asked for; an inference function that needs more (or fails) leaves the type unknown.
+class ElementTypeContext final : public onnx::InferenceContext {
+public:
+    ElementTypeContext(const NodeProto& node, const std::vector<int32_t>& inputTypes) : m_node(node) {
+        m_inputs.resize(inputTypes.size());
+        for (std::size_t i = 0; i < inputTypes.size(); ++i) {
+            if (inputTypes[i] != kUnknown) m_inputs[i].mutable_tensor_type()->set_elem_type(inputTypes[i]);
+        }
+        m_outputs.resize(static_cast<std::size_t>(node.output_size()));
+    }
+    const AttributeProto* getAttribute(const std::string& name) const override {
+        for (const AttributeProto& attr : m_node.attribute()) {
+            if (attr.name() == name) return &attr;
+        }
+        return nullptr;
+    }
+    size_t getNumInputs() const override { return m_inputs.size(); }
+    const onnx::TypeProto* getInputType(size_t i) const override {
+        return i < m_inputs.size() && m_inputs[i].has_tensor_type() ? &m_inputs[i] : nullptr;
+    }
+    const TensorProto* getInputData(size_t) const override { return nullptr; }
+    size_t getNumOutputs() const override { return m_outputs.size(); }
+    onnx::TypeProto* getOutputType(size_t i) override { return &m_outputs[i]; }
+    onnx::GraphInferencer* getGraphAttributeInferencer(const std::string&) override {
+        throw std::runtime_error("no graph inference here");
+    }
+    const onnx::SparseTensorProto* getInputSparseData(size_t) const override { return nullptr; }
+    const onnx::TensorShapeProto* getSymbolicInput(size_t) const override { return nullptr; }
+
+    int32_t outputType(std::size_t i) const {
+        return m_outputs[i].has_tensor_type() ? m_outputs[i].tensor_type().elem_type() : kUnknown;
+    }
+
+private:
+    const NodeProto& m_node;
+    std::vector<onnx::TypeProto> m_inputs;
+    std::vector<onnx::TypeProto> m_outputs;
 };
 
-void recordTypes(const GraphProto& graph, TypeTable& table) {
-    const auto add = [&](const onnx::ValueInfoProto& v) {
-        if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() != kUnknown) {
-            table.types[v.name()] = v.type().tensor_type().elem_type();
-        }
-    };
-    for (const auto& v : graph.input()) add(v);
-    for (const auto& v : graph.output()) add(v);
-    for (const auto& v : graph.value_info()) add(v);
-    for (const auto& t : graph.initializer()) table.types[t.name()] = t.data_type();
-    for (int n = 0; n < graph.node_size(); ++n) {
-        const NodeProto& node = graph.node(n);
-        for (int a = 0; a < node.attribute_size(); ++a) {
-            const AttributeProto& attr = node.attribute(a);
-            if (attr.has_g()) recordTypes(attr.g(), table.bodies[{n, a, -1}]);
-            for (int g = 0; g < attr.graphs_size(); ++g) recordTypes(attr.graphs(g), table.bodies[{n, a, g}]);
-        }
-        if (node.op_type() == "Constant" && isDefaultDomain(node.domain()) && node.output_size() == 1) {
-            for (const AttributeProto& attr : node.attribute()) {
-                if (attr.name() == "value" && attr.has_t()) table.types[node.output(0)] = attr.t().data_type();
-            }
-        }
-    }
-}
-
-// A copy of `model` without the data of its large raw initializers (their names, types and dims
-// stay): what shape inference needs, at a fraction of the memory. Floating tensors over 4 KiB are
-// never shape inputs, which are all that inference reads values from.
-onnx::ModelProto typeSkeleton(const onnx::ModelProto& model) {
-    onnx::ModelProto skeleton;
-    skeleton.set_ir_version(model.ir_version());
-    *skeleton.mutable_opset_import() = model.opset_import();
-    *skeleton.mutable_functions() = model.functions();
-    const GraphProto& from = model.graph();
-    GraphProto& graph = *skeleton.mutable_graph();
-    graph.set_name(from.name());
-    *graph.mutable_node() = from.node();
-    *graph.mutable_input() = from.input();
-    *graph.mutable_output() = from.output();
-    *graph.mutable_value_info() = from.value_info();
-    *graph.mutable_sparse_initializer() = from.sparse_initializer();
-    graph.mutable_initializer()->Reserve(from.initializer_size());
-    for (const TensorProto& t : from.initializer()) {
-        if (t.raw_data().size() <= 4096) {
-            *graph.add_initializer() = t;
-            continue;
-        }
-        TensorProto& stub = *graph.add_initializer();
-        stub.set_name(t.name());
-        stub.set_data_type(t.data_type());
-        *stub.mutable_dims() = t.dims();
-    }
-    return skeleton;
-}
+// What shape inference reads of initializers: names, dtypes and dims, and the values of small ones
+// (a shape input is never over 4 KiB; weights are).
+constexpr std::size_t kShapeInputBytes = 4096;
 
 // Whether libonnx 1.12 knows the model's IR version and every opset it imports.
 std::string checkerCannotJudge(const onnx::ModelProto& model) {
@@ -294,7 +296,7 @@ std::string validationFailure(const onnx::ModelProto& model) {
         return std::string("onnx::checker: ") + e.what();
     }
     try {
-        onnx::ModelProto skeleton = typeSkeleton(model);
+        onnx::ModelProto skeleton = copyWithoutInitializerData(model, kShapeInputBytes);
         onnx::shape_inference::InferShapes(skeleton, onnx::OpSchemaRegistry::Instance(),
                                            onnx::ShapeInferenceOptions{true, 1, false});
     } catch (const std::exception& e) {
@@ -310,22 +312,47 @@ float largestFinite(int32_t target) {
     return target == TensorProto::FLOAT16 ? 65504.0f : bfloat16BitsToFloat(0x7f7f);
 }
 
-// Whether a float32 tensor holds a finite value the target dtype cannot hold (it would round to inf).
-bool holdsOutOfRange(const TensorProto& tensor, int32_t target) {
-    // From the midpoint between the largest finite value and the next power of two on, rounding to
-    // nearest even gives inf (the largest finite value's last bit is odd in both dtypes).
-    const float beyond = target == TensorProto::FLOAT16 ? 65520.0f : std::bit_cast<float>(0x7f7f8000u);
-    const auto check = [&](float v) { return std::isfinite(v) && std::fabs(v) >= beyond; };
-    if (!tensor.raw_data().empty()) {
-        const std::string& raw = tensor.raw_data();
-        for (std::size_t i = 0; i + sizeof(float) <= raw.size(); i += sizeof(float)) {
-            float v;
-            std::memcpy(&v, raw.data() + i, sizeof v);
-            if (check(v)) return true;
-        }
-        return false;
+// From the midpoint between the target's largest finite value and the next power of two on,
+// rounding to nearest even gives inf (the largest finite value's last bit is odd in both dtypes):
+// the bits of |x| at that threshold.
+uint32_t beyondRangeBits(int32_t target) { return target == TensorProto::FLOAT16 ? 0x477ff000u : 0x7f7f8000u; }
+
+// Whether float32 values (little-endian bytes) hold a finite value the target dtype cannot hold
+// (it would round to inf). One unsigned compare per value, no branch: weights scan at memory speed.
+// A block of a fixed size, so that the compiler vectorizes the loop at -O2 too.
+constexpr std::size_t kScanBlock = 2048;
+bool blockOutOfRange(const char* p, uint32_t beyond, uint32_t span) {
+    uint32_t found = 0;
+    for (std::size_t i = 0; i < kScanBlock; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, p + i * sizeof bits, sizeof bits);
+        found |= static_cast<uint32_t>(((bits & 0x7fffffffu) - beyond) < span);
     }
-    return std::any_of(tensor.float_data().begin(), tensor.float_data().end(), check);
+    return found != 0;
+}
+
+bool holdsOutOfRange(std::string_view bytes, int32_t target) {
+    const uint32_t beyond = beyondRangeBits(target);
+    const uint32_t span = 0x7f800000u - beyond;  // |x| in [beyond, inf): finite and out of range
+    const std::size_t n = bytes.size() / sizeof(uint32_t);
+    const char* p = bytes.data();
+    std::size_t i = 0;
+    for (; i + kScanBlock <= n; i += kScanBlock) {
+        if (blockOutOfRange(p + i * sizeof(uint32_t), beyond, span)) return true;
+    }
+    for (; i < n; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, p + i * sizeof bits, sizeof bits);
+        if (((bits & 0x7fffffffu) - beyond) < span) return true;
+    }
+    return false;
+}
+
+bool holdsOutOfRange(const TensorProto& tensor, int32_t target) {
+    if (!tensor.raw_data().empty()) return holdsOutOfRange(std::string_view(tensor.raw_data()), target);
+    const auto& values = tensor.float_data();
+    return holdsOutOfRange(std::string_view(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)),
+                           target);
 }
 
 // A main-graph constant whose readers decide its stored dtype.
@@ -363,10 +390,11 @@ public:
 
 private:
     // --- the walk ---
-    void convertGraph(Scope& scope, const TypeTable* types, bool main);
-    NodeOutcome convertNode(Scope& scope, NodeProto& node, const std::string& irName, const TypeTable* types, int fileIndex,
-                            std::vector<NodeProto>& emitted);
+    void convertGraph(Scope& scope, bool main, const std::vector<int32_t>& interfaceTypes = {});
+    NodeOutcome convertNode(Scope& scope, NodeProto& node, const std::string& irName, std::vector<NodeProto>& emitted);
     const SchemaFacts* schemaOf(const NodeProto& node);
+    std::vector<int32_t> originalOutputTypes(const Scope& scope, const NodeProto& node, const SchemaFacts* facts,
+                                             const std::vector<int32_t>& inputTypes);
     bool targetAllowed(const TypeVar& var) const {
         return m_castToTarget && (m_target == TensorProto::FLOAT16 ? var.allowsF16 : var.allowsBF16);
     }
@@ -380,7 +408,8 @@ private:
     void settleGraphOutputs(Scope& main);
     void applyRenames(GraphProto& graph);
     void fixValueInfo(GraphProto& graph, const Scope& scope);
-    void convertTensor(TensorProto& tensor, const std::string& what);
+    void convertTensor(TensorProto& tensor, const TensorProto& source, std::string_view sourceBytes, const std::string& what);
+    std::string_view initializerBytes(int index) const;
     void buildReport(ConversionResult& result, onnx::ModelProto converted);
 
     const OnnxModel& m_model;
@@ -395,6 +424,10 @@ private:
     std::unordered_map<std::string, Flexible> m_flexible;
     std::unordered_map<std::string, std::string> m_renames;  // main-graph names changed at the end
     onnx::ModelProto m_converted;
+    // The main graph's initializers whose bytes the copy left out (m_converted has no raw_data for
+    // them until settleFlexibles converts or copies it), and which of them were external.
+    std::vector<char> m_dataLeftOut;
+    std::vector<int> m_externalIndex;  // per initializer: index into m_model.externalData, or -1
 
     // For the report: per main-graph node (index in the file) its outcome; main-graph casts in
     // creation order (node name, source value, type); warnings.
@@ -472,8 +505,52 @@ void OnnxPass::needFrom(const std::string& name, int32_t type, NodeProto& node, 
     node.set_input(input, castOf(scope, name, type, emitted));
 }
 
-NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::string& irName, const TypeTable* types,
-                                  int fileIndex, std::vector<NodeProto>& emitted) {
+// The node's output element types in the original model (what ONNX type inference would find):
+// a declared type (value_info, graph outputs) first; else the one its schema binds it to (a
+// constraint of one type, a fixed type, or the type of an input of the same variable); else what
+// the schema's inference function finds from the attributes and the inputs' types (Cast's `to`).
+// Unknown where none of these says: an unknown type is never cast. If / Loop / Scan outputs come
+// from their bodies (convertNode).
+std::vector<int32_t> OnnxPass::originalOutputTypes(const Scope& scope, const NodeProto& node, const SchemaFacts* facts,
+                                                   const std::vector<int32_t>& inputTypes) {
+    std::vector<int32_t> types(static_cast<std::size_t>(node.output_size()), kUnknown);
+    bool missing = false;
+    for (int o = 0; o < node.output_size(); ++o) {
+        int32_t& type = types[static_cast<std::size_t>(o)];
+        if (node.output(o).empty()) continue;
+        type = scope.originalType(node.output(o));
+        if (type != kUnknown || !facts) continue;
+        const FormalFacts* f = facts->formal(facts->outputs, static_cast<std::size_t>(o));
+        if (f && f->var < 0) {
+            type = f->fixed;
+        } else if (f) {
+            type = facts->vars[static_cast<std::size_t>(f->var)].only;
+            for (int i = 0; i < node.input_size() && type == kUnknown; ++i) {
+                const FormalFacts* in = facts->formal(facts->inputs, static_cast<std::size_t>(i));
+                if (in && in->var == f->var) type = inputTypes[static_cast<std::size_t>(i)];
+            }
+        }
+        missing = missing || type == kUnknown;
+    }
+    const bool hasBodies = std::any_of(node.attribute().begin(), node.attribute().end(), [](const AttributeProto& a) {
+        return a.has_g() || a.graphs_size() > 0;
+    });
+    if (missing && facts && !hasBodies) {
+        ElementTypeContext context(node, inputTypes);
+        try {
+            facts->schema->GetTypeAndShapeInferenceFunction()(context);
+        } catch (const std::exception&) {
+            // Whatever it found before it stopped still counts; the rest stays unknown.
+        }
+        for (std::size_t o = 0; o < types.size(); ++o) {
+            if (types[o] == kUnknown) types[o] = context.outputType(o);
+        }
+    }
+    return types;
+}
+
+NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::string& irName,
+                                  std::vector<NodeProto>& emitted) {
     NodeOutcome out;
     const std::string key = opKey(node);
     const amp_detail::OpClass& cls = m_lists.classify(key);
@@ -515,6 +592,11 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
                                  : NodePrecision::Unchanged;
 
     const SchemaFacts* facts = schemaOf(node);
+    std::vector<int32_t> inputTypes(static_cast<std::size_t>(node.input_size()), kUnknown);
+    for (int i = 0; i < node.input_size(); ++i) {
+        if (!node.input(i).empty()) inputTypes[static_cast<std::size_t>(i)] = scope.originalType(node.input(i));
+    }
+    std::vector<int32_t> originalOut = originalOutputTypes(scope, node, facts, inputTypes);
     // Per type variable: the type its group resolves to (kUnknown: not switched).
     std::vector<int32_t> resolved(facts ? facts->vars.size() : 0, kUnknown);
     if (facts) {
@@ -588,23 +670,43 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
     }
 
     // Bodies, with this scope's types and casts visible; their interfaces keep the original types.
+    // A body input without a declared type has its node input's (Loop: iteration count, condition,
+    // then the carried values; Scan: its states and scanned inputs, after Scan-8's sequence_lens).
+    const bool isLoop = node.op_type() == "Loop" && isDefaultDomain(node.domain());
+    const bool isScan = node.op_type() == "Scan" && isDefaultDomain(node.domain());
+    const int scanOffset = isScan && facts && facts->schema->since_version() < 9 ? 1 : 0;
+    std::vector<int32_t> interfaceTypes;
+    if (isLoop) {
+        interfaceTypes = {TensorProto::INT64, TensorProto::BOOL};
+        for (std::size_t i = 2; i < inputTypes.size(); ++i) interfaceTypes.push_back(inputTypes[i]);
+    } else if (isScan) {
+        interfaceTypes.assign(inputTypes.begin() + std::min<std::ptrdiff_t>(scanOffset, std::ssize(inputTypes)), inputTypes.end());
+    }
     int bodyNodes = 0;
     for (int a = 0; a < node.attribute_size(); ++a) {
         AttributeProto& attr = *node.mutable_attribute(a);
-        const auto convertBody = [&](GraphProto& body, int g) {
+        const auto convertBody = [&](GraphProto& body) {
             Scope inner;
             inner.parent = &scope;
             inner.graph = &body;
-            const TypeTable* bodyTypes = nullptr;
-            if (types) {
-                const auto it = types->bodies.find({fileIndex, a, g});
-                if (it != types->bodies.end()) bodyTypes = &it->second;
-            }
-            convertGraph(inner, bodyTypes, false);
+            convertGraph(inner, false, interfaceTypes);
             bodyNodes += body.node_size();
+            // The node's outputs from the body's (If: either branch; Loop: after the condition).
+            const int skip = isLoop ? 1 : 0;
+            for (std::size_t o = 0; o < originalOut.size(); ++o) {
+                const std::size_t from = o + static_cast<std::size_t>(skip);
+                if (originalOut[o] == kUnknown && from < inner.outputTypes.size()) originalOut[o] = inner.outputTypes[from];
+            }
         };
-        if (attr.has_g()) convertBody(*attr.mutable_g(), -1);
-        for (int g = 0; g < attr.graphs_size(); ++g) convertBody(*attr.mutable_graphs(g), g);
+        if (attr.has_g()) convertBody(*attr.mutable_g());
+        for (int g = 0; g < attr.graphs_size(); ++g) convertBody(*attr.mutable_graphs(g));
+    }
+    if (isLoop || isScan) {
+        // Carried values and states leave with the types they came in with.
+        const std::size_t offset = isLoop ? 2 : static_cast<std::size_t>(scanOffset);
+        for (std::size_t o = 0; o < originalOut.size() && o + offset < inputTypes.size(); ++o) {
+            if (originalOut[o] == kUnknown) originalOut[o] = inputTypes[o + offset];
+        }
     }
     if (bodyNodes > 0) out.detail = "its bodies converted with the same lists (" + std::to_string(bodyNodes) + " nodes)";
 
@@ -614,8 +716,8 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
         if (name.empty()) continue;
         const FormalFacts* f = facts ? facts->formal(facts->outputs, static_cast<std::size_t>(o)) : nullptr;
         const int32_t switched = f && f->var >= 0 ? resolved[static_cast<std::size_t>(f->var)] : kUnknown;
-        int32_t original = scope.originalType(name);
-        if (original == kUnknown && switched != kUnknown && types) original = kFloat;  // bound to a float group
+        int32_t original = originalOut[static_cast<std::size_t>(o)];
+        if (original == kUnknown && switched != kUnknown) original = kFloat;  // bound to a float group
         if (original != kUnknown) scope.original[name] = original;
         // One variable, one type: an output bound to a switched group has the group's type.
         const int32_t type = switched != kUnknown ? switched : original;
@@ -689,12 +791,21 @@ std::vector<int> topologicalOrder(const GraphProto& graph) {
     return order;
 }
 
-void OnnxPass::convertGraph(Scope& scope, const TypeTable* types, bool main) {
+void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>& interfaceTypes) {
     GraphProto& graph = *scope.graph;
-    if (types) scope.original = types->types;
-    for (const auto& v : graph.input()) {
+    // The declared types; the walk adds every node output's (originalOutputTypes).
+    const auto declare = [&](const onnx::ValueInfoProto& v) {
         if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() != kUnknown) {
             scope.original[v.name()] = v.type().tensor_type().elem_type();
+        }
+    };
+    scope.original.reserve(static_cast<std::size_t>(graph.node_size() + graph.initializer_size() + graph.input_size()));
+    for (const auto& v : graph.value_info()) declare(v);
+    for (const auto& v : graph.output()) declare(v);
+    for (int i = 0; i < graph.input_size(); ++i) {
+        declare(graph.input(i));
+        if (static_cast<std::size_t>(i) < interfaceTypes.size() && interfaceTypes[static_cast<std::size_t>(i)] != kUnknown) {
+            scope.original.try_emplace(graph.input(i).name(), interfaceTypes[static_cast<std::size_t>(i)]);
         }
     }
     for (const auto& t : graph.initializer()) scope.original[t.name()] = t.data_type();
@@ -735,7 +846,7 @@ void OnnxPass::convertGraph(Scope& scope, const TypeTable* types, bool main) {
         // The converted model names every node as the original's Graph IR did (an unnamed node's
         // IR name depends on its place in the file, which casts shift): both views then share names.
         if (main && node.name() != irName) node.set_name(irName);
-        NodeOutcome outcome = convertNode(scope, node, irName, types, p, emitted);
+        NodeOutcome outcome = convertNode(scope, node, irName, emitted);
         if (main && node.output_size() > 0) {
             if (const auto it = m_flexible.find(node.output(0));
                 it != m_flexible.end() && it->second.kind == Flexible::Kind::ConstantNode) {
@@ -748,6 +859,7 @@ void OnnxPass::convertGraph(Scope& scope, const TypeTable* types, bool main) {
     for (NodeProto& node : emitted) *graph.add_node() = std::move(node);
 
     if (!main) {
+        for (const auto& v : graph.output()) scope.outputTypes.push_back(scope.originalType(v.name()));
         // The body's outputs in their declared types: cast inside the body and renamed to the cast.
         std::vector<NodeProto> tail;
         for (auto& v : *graph.mutable_output()) {
@@ -762,28 +874,54 @@ void OnnxPass::convertGraph(Scope& scope, const TypeTable* types, bool main) {
     }
 }
 
-void OnnxPass::convertTensor(TensorProto& tensor, const std::string& what) {
-    std::vector<std::byte> bytes = onnxTensorBytes(tensor, nullptr, "the ONNX model");
-    const std::size_t n = bytes.size() / sizeof(float);
-    const std::span<float> values(reinterpret_cast<float*>(bytes.data()), n);
+// The float32 bytes of main-graph initializer `index` in the original (raw or external); empty
+// when it keeps them in float_data.
+std::string_view OnnxPass::initializerBytes(int index) const {
+    const int external = m_externalIndex[static_cast<std::size_t>(index)];
+    if (external >= 0) {
+        const std::vector<std::byte>& data = m_model.externalData[static_cast<std::size_t>(external)];
+        return {reinterpret_cast<const char*>(data.data()), data.size()};
+    }
+    return m_model.proto.graph().initializer(index).raw_data();
+}
+
+// `tensor` (a float32 tensor, or a copy of one without its data) to the target dtype, from
+// `sourceBytes` when given, else from `source`'s own fields. Values beyond the target's range
+// saturate to its largest finite value.
+void OnnxPass::convertTensor(TensorProto& tensor, const TensorProto& source, std::string_view sourceBytes,
+                             const std::string& what) {
+    std::vector<std::byte> owned;
+    if (sourceBytes.empty()) {
+        owned = onnxTensorBytes(source, nullptr, "the ONNX model");
+        sourceBytes = {reinterpret_cast<const char*>(owned.data()), owned.size()};
+    }
+    const std::size_t n = sourceBytes.size() / sizeof(float);
     const float limit = largestFinite(m_target);
+    const bool saturate = holdsOutOfRange(sourceBytes, m_target);
+    const uint32_t beyond = beyondRangeBits(m_target);
     std::size_t saturated = 0;
-    if (holdsOutOfRange(tensor, m_target)) {
-        // Beyond the largest finite value the dtype would round to inf: saturate instead.
-        const float beyond = m_target == TensorProto::FLOAT16 ? 65520.0f : std::bit_cast<float>(0x7f7f8000u);
-        for (float& v : values) {
-            if (std::isfinite(v) && std::fabs(v) >= beyond) {
-                v = std::copysign(limit, v);
-                ++saturated;
+    std::string raw(n * 2, '\0');
+    // In blocks that stay in cache: copy (aligned), saturate where needed, convert.
+    std::vector<float> block(std::min<std::size_t>(n, 16384));
+    for (std::size_t begin = 0; begin < n; begin += block.size()) {
+        const std::size_t count = std::min(block.size(), n - begin);
+        const std::span<float> values(block.data(), count);
+        std::memcpy(values.data(), sourceBytes.data() + begin * sizeof(float), count * sizeof(float));
+        if (saturate) {
+            for (float& v : values) {
+                const uint32_t bits = std::bit_cast<uint32_t>(v) & 0x7fffffffu;
+                if (bits >= beyond && bits < 0x7f800000u) {
+                    v = std::copysign(limit, v);
+                    ++saturated;
+                }
             }
         }
-    }
-    std::string raw(n * 2, '\0');
-    const std::span<uint16_t> out(reinterpret_cast<uint16_t*>(raw.data()), n);
-    if (m_target == TensorProto::FLOAT16) {
-        floatsToHalf(values, out);
-    } else {
-        floatsToBfloat16(values, out);
+        const std::span<uint16_t> out(reinterpret_cast<uint16_t*>(raw.data()) + begin, count);
+        if (m_target == TensorProto::FLOAT16) {
+            floatsToHalf(values, out);
+        } else {
+            floatsToBfloat16(values, out);
+        }
     }
     tensor.clear_float_data();
     tensor.clear_int32_data();
@@ -811,17 +949,21 @@ void OnnxPass::settleFlexibles(Scope& main, std::vector<NodeProto>& prepended) {
         switch (f->kind) {
             case Flexible::Kind::Initializer: {
                 TensorProto& tensor = *graph.mutable_initializer(f->index);
+                const TensorProto& source = m_model.proto.graph().initializer(f->index);
+                const std::string_view bytes = initializerBytes(f->index);
                 if (inPlace) {
-                    convertTensor(tensor, "initializer '" + name + "'");
+                    convertTensor(tensor, source, bytes, "initializer '" + name + "'");
+                    m_dataLeftOut[static_cast<std::size_t>(f->index)] = 0;
                     m_storedInTarget.push_back(name);
                     for (auto& input : *graph.mutable_input()) {
                         if (input.name() == name) input.mutable_type()->mutable_tensor_type()->set_elem_type(m_target);
                     }
                 } else {
-                    TensorProto copy = tensor;
+                    TensorProto copy;
+                    copyTensorWithoutData(tensor, copy);
                     copy.set_name(f->placeholder);
                     copy.clear_doc_string();
-                    convertTensor(copy, "initializer '" + f->placeholder + "'");
+                    convertTensor(copy, source, bytes, "initializer '" + f->placeholder + "'");
                     m_storedInTarget.push_back(f->placeholder);
                     if (m_converted.ir_version() < 4) {  // initializers were graph inputs then
                         onnx::ValueInfoProto* input = graph.add_input();
@@ -841,14 +983,16 @@ void OnnxPass::settleFlexibles(Scope& main, std::vector<NodeProto>& prepended) {
                 NodeProto& node = *graph.mutable_node(f->index);
                 if (inPlace) {
                     for (auto& attr : *node.mutable_attribute()) {
-                        if (attr.name() == "value") convertTensor(*attr.mutable_t(), "Constant '" + name + "'");
+                        if (attr.name() == "value") convertTensor(*attr.mutable_t(), attr.t(), {}, "Constant '" + name + "'");
                     }
                 } else {
                     NodeProto copy = node;
                     copy.set_name(freshName(f->placeholder));
                     copy.set_output(0, f->placeholder);
                     for (auto& attr : *copy.mutable_attribute()) {
-                        if (attr.name() == "value") convertTensor(*attr.mutable_t(), "Constant '" + f->placeholder + "'");
+                        if (attr.name() == "value") {
+                            convertTensor(*attr.mutable_t(), attr.t(), {}, "Constant '" + f->placeholder + "'");
+                        }
                     }
                     prepended.push_back(std::move(copy));
                 }
@@ -927,38 +1071,39 @@ void OnnxPass::fixValueInfo(GraphProto& graph, const Scope& scope) {
 
 ConversionResult OnnxPass::run() {
     const std::string file = "the ONNX model";
-    m_converted = m_model.proto;
-    // Every tensor inline: the converted model is written in one file (external data it had was read
-    // and checked when the model was opened).
+    // The copy leaves the main graph's large initializers without their bytes: settleFlexibles
+    // converts those the target reads straight from the original's, and copies the rest.
+    m_converted = copyWithoutInitializerData(m_model.proto, kShapeInputBytes);
+    {
+        const GraphProto& from = m_model.proto.graph();
+        m_dataLeftOut.assign(static_cast<std::size_t>(from.initializer_size()), 0);
+        m_externalIndex.assign(static_cast<std::size_t>(from.initializer_size()), -1);
+        for (int i = 0; i < from.initializer_size(); ++i) {
+            m_dataLeftOut[static_cast<std::size_t>(i)] = from.initializer(i).raw_data().size() > kShapeInputBytes;
+        }
+    }
+    // Every other tensor inline (external data the model had was read and checked when it was
+    // opened): the main graph's initializers come first in forEachOnnxTensor's order.
     std::size_t external = 0;
+    int visited = 0;
     forEachOnnxTensor(m_converted, [&](TensorProto& tensor) {
+        const int index = visited++;
         if (!isExternalTensor(tensor)) return;
-        const std::vector<std::byte>& data = m_model.externalData[external++];
+        const std::size_t k = external++;
+        if (index < m_converted.graph().initializer_size()) {
+            m_externalIndex[static_cast<std::size_t>(index)] = static_cast<int>(k);
+            m_dataLeftOut[static_cast<std::size_t>(index)] = 1;
+            tensor.clear_external_data();
+            tensor.clear_data_location();
+            return;
+        }
+        const std::vector<std::byte>& data = m_model.externalData[k];
         tensor.set_raw_data(reinterpret_cast<const char*>(data.data()), data.size());
         tensor.clear_external_data();
         tensor.clear_data_location();
     });
 
     m_clock.mark("copy");
-    // The original's types, from ONNX shape inference (node-level failures tolerated: a type it
-    // cannot find stays unknown, and an unknown type is never cast).
-    TypeTable types;
-    std::string inferenceNote;
-    {
-        onnx::ModelProto skeleton = typeSkeleton(m_converted);
-        try {
-            onnx::shape_inference::InferShapes(skeleton, onnx::OpSchemaRegistry::Instance(),
-                                               onnx::ShapeInferenceOptions{false, 0, false});
-        } catch (const std::exception& e) {
-            inferenceNote = e.what();
-        }
-        recordTypes(skeleton.graph(), types);
-    }
-    m_clock.mark("shape inference (original)");
-    if (!inferenceNote.empty()) {
-        m_warnings.push_back("ONNX shape inference stopped on the original model (" + inferenceNote +
-                             "): values whose type it did not find are never cast");
-    }
 
     // Cast must be able to produce the target at this opset (bfloat16 needs Cast-13).
     {
@@ -1007,7 +1152,8 @@ ConversionResult OnnxPass::run() {
         const bool overridable = inputNames.contains(t.name()) && m_converted.ir_version() >= 4;
         if (t.data_type() == kFloat && !overridable && !m_lists.isExcluded(t.name())) {
             Flexible f{Flexible::Kind::Initializer, i, false, false, {}};
-            f.outOfRange = holdsOutOfRange(t, m_target);
+            f.outOfRange = m_dataLeftOut[static_cast<std::size_t>(i)] ? holdsOutOfRange(initializerBytes(i), m_target)
+                                                                       : holdsOutOfRange(t, m_target);
             if (f.outOfRange) {
                 m_warnings.push_back("initializer '" + t.name() + "' holds values beyond " + m_targetName +
                                      "'s range: widest and pass-through nodes that read it run in float32");
@@ -1029,11 +1175,17 @@ ConversionResult OnnxPass::run() {
     }
 
     m_clock.mark("set-up");
-    convertGraph(main, &types, true);
+    convertGraph(main, true);
     m_clock.mark("walk");
 
     std::vector<NodeProto> prepended;
     settleFlexibles(main, prepended);
+    // The initializers that stay as they were get their bytes now (the copy left them out).
+    for (std::size_t i = 0; i < m_dataLeftOut.size(); ++i) {
+        if (!m_dataLeftOut[i]) continue;
+        const std::string_view bytes = initializerBytes(static_cast<int>(i));
+        graph.mutable_initializer(static_cast<int>(i))->set_raw_data(bytes.data(), bytes.size());
+    }
     if (!prepended.empty()) {
         google::protobuf::RepeatedPtrField<NodeProto> rest;
         rest.Swap(graph.mutable_node());
@@ -1087,16 +1239,11 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
     // The converted graph as the IR, and the model it came from.
     auto model = std::make_shared<OnnxModel>();
     model->proto = std::move(convertedModel);
+    model->externalDataOnSave = m_model.externalDataOnSave;  // saved as the original was
     const onnx::ModelProto& converted = model->proto;
-    OnnxGraphImport imported = importOnnxGraph(model->proto.graph(), "the converted ONNX model");
-    imported.graph.attrs = m_model.graph->attrs;
-    model->protoNodeOf = std::move(imported.protoNodeOf);
-    model->graph = std::make_shared<const Graph>(std::move(imported.graph));
-    result.graph = *model->graph;
-    m_clock.mark("graph IR of the result");
 
     // Validation: libonnx's checker and strict inference where it knows the IR and opsets, on the
-    // second core while the report is built (it only reads the model).
+    // second core while the graph IR and the report are built (they only read the model).
     const std::string cannotJudge = checkerCannotJudge(model->proto);
     std::future<std::string> validation;
     if (cannotJudge.empty()) {
@@ -1127,6 +1274,13 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
             if (f.valid()) f.wait();
         }
     } joinOnExit{validation};
+
+    OnnxGraphImport imported = importOnnxGraph(model->proto.graph(), "the converted ONNX model");
+    imported.graph.attrs = m_model.graph->attrs;
+    model->protoNodeOf = std::move(imported.protoNodeOf);
+    model->graph = std::make_shared<const Graph>(std::move(imported.graph));
+    result.graph = *model->graph;
+    m_clock.mark("graph IR of the result");
 
     // Where each original value came from (IR node name and output).
     const Graph& before = *m_model.graph;
@@ -1240,8 +1394,8 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
 
     // Parameter bytes: the main graph's initializers before and after.
     report.paramsKnown = true;
-    report.paramBytesBefore = initializerBytes(m_model.proto.graph());
-    report.paramBytesAfter = initializerBytes(converted.graph());
+    report.paramBytesBefore = initializerByteCount(m_model.proto.graph());
+    report.paramBytesAfter = initializerByteCount(converted.graph());
     std::sort(m_storedInTarget.begin(), m_storedInTarget.end());
     report.storedInTargetDtype = m_storedInTarget;
     result.storedInTargetDtype = {m_storedInTarget.begin(), m_storedInTarget.end()};

@@ -26,7 +26,24 @@ std::filesystem::path temporaryBeside(const std::filesystem::path& target) {
 
 }  // namespace
 
-void writeFileAtomically(const std::filesystem::path& target, std::span<const std::byte> bytes) {
+bool writeAll(int fd, std::span<const std::byte> bytes) {
+    const std::byte* p = bytes.data();
+    std::size_t left = bytes.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, left);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return false;
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+void writeFileAtomically(const std::filesystem::path& target, const std::function<bool(int fd)>& writeTo) {
     const auto temp = temporaryBeside(target);
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -38,18 +55,16 @@ void writeFileAtomically(const std::filesystem::path& target, std::span<const st
         ::unlink(temp.c_str());
         fail(target, step, err);
     };
-    const std::byte* p = bytes.data();
-    std::size_t left = bytes.size();
-    while (left > 0) {
-        const ssize_t n = ::write(fd, p, left);
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            abandon("writing");
-        }
-        p += n;
-        left -= static_cast<std::size_t>(n);
+    bool written = false;
+    try {
+        written = writeTo(fd);
+    } catch (...) {  // the writer's own error (SaveError, bad_alloc): no temporary left behind
+        ::close(fd);
+        ::unlink(temp.c_str());
+        throw;
+    }
+    if (!written) {
+        abandon("writing");
     }
     if (::fsync(fd) != 0) {
         abandon("flushing to disk");
@@ -64,6 +79,10 @@ void writeFileAtomically(const std::filesystem::path& target, std::span<const st
         ::unlink(temp.c_str());
         fail(target, "renaming into place", err);
     }
+}
+
+void writeFileAtomically(const std::filesystem::path& target, std::span<const std::byte> bytes) {
+    writeFileAtomically(target, [bytes](int fd) { return writeAll(fd, bytes); });
 }
 
 void writeFileAtomically(const std::filesystem::path& target, std::string_view text) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string_view>
@@ -19,6 +20,13 @@ public:
 // file is removed then and the target is untouched.
 void writeFileAtomically(const std::filesystem::path& target, std::span<const std::byte> bytes);
 void writeFileAtomically(const std::filesystem::path& target, std::string_view text);
+
+// The same for content too large to hold twice in memory: `writeTo` writes to the open file (the
+// temporary) and returns false, with errno set, when a write fails.
+void writeFileAtomically(const std::filesystem::path& target, const std::function<bool(int fd)>& writeTo);
+
+// Writes all of `bytes` to `fd` (retrying short writes and EINTR); false with errno set on failure.
+bool writeAll(int fd, std::span<const std::byte> bytes);
 
 // True when both paths name the same existing file (hard links and symlinks included). Used to
 // refuse writing an output over an input.

@@ -81,6 +81,7 @@ std::vector<std::filesystem::path> ModelOrigin::files() const {
 std::vector<std::filesystem::path> ModelFiles::all() const {
     std::vector<std::filesystem::path> result{model};
     if (params) result.push_back(*params);
+    if (data) result.push_back(*data);
     return result;
 }
 
@@ -110,8 +111,7 @@ ModelFiles saveModelFile(ModelFormat format, const std::string& prefix, const Gr
     for (const std::filesystem::path& output : files.all()) {
         refuseToOverwriteInput(output, protectedFiles);  // all checked before anything is written
     }
-    handler.write(files, graph, params, source);
-    return files;
+    return handler.write(files, graph, params, source);
 }
 
 std::string modelStem(const ModelOrigin& origin) { return handlerFor(origin.format).stem(origin); }

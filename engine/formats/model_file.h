@@ -87,6 +87,7 @@ ModelDocument parseModel(ModelFormat format, std::span<const std::byte> model, s
 struct ModelFiles {
     std::filesystem::path model;
     std::optional<std::filesystem::path> params;
+    std::optional<std::filesystem::path> data;  // a side file of tensors (ONNX external data)
 
     std::vector<std::filesystem::path> all() const;
 };

@@ -24,10 +24,11 @@ struct ModelFormatHandler {
     ModelDocument (*parse)(std::span<const std::byte> model, std::span<const std::byte> params,
                            const std::string& displayName);
     ModelFiles (*filesFor)(const std::string& prefix, bool withParams, int64_t epoch);
-    // Writes each of `files` atomically; `params` is null exactly when files.params is absent (or, for
-    // a format that keeps its parameters inside the model file, when there are none). `source` is
-    // the document's format-specific part, null when the caller has none.
-    void (*write)(const ModelFiles& files, const Graph& graph, const NDArrayList* params, const FormatSource* source);
+    // Writes `files` (each atomically) and returns those it wrote: `params` is null exactly when
+    // files.params is absent (or, for a format that keeps its parameters inside the model file,
+    // when there are none); files.data is written only when the model needs it. `source` is the
+    // document's format-specific part, null when the caller has none.
+    ModelFiles (*write)(const ModelFiles& files, const Graph& graph, const NDArrayList* params, const FormatSource* source);
     std::string (*stem)(const ModelOrigin& origin);
 };
 

@@ -65,7 +65,7 @@ ModelDocument parse(std::span<const std::byte> model, std::span<const std::byte>
 }
 
 ModelFiles filesFor(const std::string& prefix, bool withParams, int64_t epoch) {
-    ModelFiles files{prefix + "-symbol.json", std::nullopt};
+    ModelFiles files{prefix + "-symbol.json", std::nullopt, std::nullopt};
     if (withParams) {
         char suffix[32];
         std::snprintf(suffix, sizeof suffix, "-%04lld.params", static_cast<long long>(epoch));  // MXNet's "%04d"
@@ -74,12 +74,13 @@ ModelFiles filesFor(const std::string& prefix, bool withParams, int64_t epoch) {
     return files;
 }
 
-void write(const ModelFiles& files, const Graph& graph, const NDArrayList* params, const FormatSource* /*source*/) {
+ModelFiles write(const ModelFiles& files, const Graph& graph, const NDArrayList* params, const FormatSource* /*source*/) {
     // Parameters first: a symbol on disk then always has the parameters it was saved with.
     if (params) {
         writeNDArrayListFile(*files.params, *params);
     }
     writeSymbolJsonFile(files.model, graph);
+    return files;
 }
 
 std::string stem(const ModelOrigin& origin) {

@@ -2,10 +2,14 @@
 // classes), its tensors inline or as external data beside it. The document keeps the ModelProto
 // whole (onnx_model.h); the graph the program sees is made from it (onnx_graph_import.h).
 
+#include <array>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
@@ -13,6 +17,7 @@
 #include "formats/ndarray_list.h"
 #include "formats/onnx_graph_import.h"
 #include "formats/onnx_model.h"
+#include "formats/onnx_model_copy.h"
 #include "formats/onnx_tensor_data.h"
 
 namespace ampstudio {
@@ -23,7 +28,7 @@ namespace fs = std::filesystem;
 constexpr std::string_view kSuffixes[] = {".onnx"};
 
 // protobuf parses at most 2 GiB (its int sizes); a larger model keeps its tensors as external data.
-constexpr std::size_t kMaxProtoBytes = std::numeric_limits<int>::max();
+constexpr std::size_t kMaxProtoBytes = kMaxOnnxInlineBytes;
 
 // A varint at `at`, as protobuf's wire format writes it; false when it runs past the end.
 bool readVarint(std::span<const std::byte> bytes, std::size_t& at, uint64_t& value) {
@@ -133,6 +138,7 @@ ModelDocument documentOf(std::shared_ptr<OnnxModel> model, const fs::path& folde
     graph.attrs["onnx_opset_import"] = "{" + opsets + "}";
     model->protoNodeOf = std::move(imported.protoNodeOf);
     model->graph = std::make_shared<const Graph>(std::move(graph));
+    model->externalDataOnSave = !model->externalData.empty();
     document.graph = model->graph;
     document.params = parametersOf(*model, displayName);
     document.source = std::move(model);
@@ -166,64 +172,206 @@ bool sameGraph(const Graph& a, const Graph& b) {
 
 }  // namespace
 
-std::string serializeOnnxModel(const OnnxModel& model, const Graph& graph, const NDArrayList* params) {
-    if (!sameGraph(graph, *model.graph)) {
-        throw SaveError("writing a changed ONNX graph (a converted model) is not supported yet: only the model as read");
-    }
-    // Which initializers take new values: those whose bytes differ from `params`.
+namespace {
+
+// Tensors of at least this many bytes go to the side file when a save writes external data (the
+// default of onnx.save_model's size_threshold), each at an offset aligned for mmap.
+constexpr std::size_t kExternalThreshold = 1024;
+constexpr uint64_t kExternalAlignment = 4096;
+
+// What a save writes for each main-graph initializer: the record of `params` that replaces its
+// values (null: it keeps its own), and the external data it was read with (null: none).
+struct InitializerSources {
+    std::vector<const NDArrayRecord*> replaced;
+    std::vector<const std::vector<std::byte>*> external;
+    bool anyReplaced = false;
+};
+
+InitializerSources sourcesOf(const OnnxModel& model, const NDArrayList* params) {
     const std::string file = "the ONNX model";  // validated when it was read: never thrown
-    std::vector<const NDArrayRecord*> replaced(static_cast<std::size_t>(model.proto.graph().initializer_size()), nullptr);
-    bool changed = !model.externalData.empty();
-    if (params) {
-        std::size_t external = 0;
-        for (int i = 0; i < model.proto.graph().initializer_size(); ++i) {
-            const onnx::TensorProto& tensor = model.proto.graph().initializer(i);
-            const bool isExternal = isExternalTensor(tensor);
-            const std::vector<std::byte>* data = isExternal ? &model.externalData[external++] : nullptr;
-            const int found = params->find(tensor.name());
-            if (found < 0 || !dtypeFromOnnx(tensor.data_type())) continue;
-            const NDArrayRecord& record = params->arrays[static_cast<std::size_t>(found)];
-            if (record.dtype == dtypeFromOnnx(tensor.data_type()) &&
-                std::equal(record.shape.begin(), record.shape.end(), tensor.dims().begin(), tensor.dims().end()) &&
-                record.data == onnxTensorBytes(tensor, data, file)) {
-                continue;
-            }
-            replaced[static_cast<std::size_t>(i)] = &record;
-            changed = true;
+    const auto& initializers = model.proto.graph().initializer();
+    InitializerSources sources;
+    sources.replaced.assign(static_cast<std::size_t>(initializers.size()), nullptr);
+    sources.external.assign(static_cast<std::size_t>(initializers.size()), nullptr);
+    std::size_t external = 0;  // forEachOnnxTensor's order begins with the main graph's initializers
+    for (int i = 0; i < initializers.size(); ++i) {
+        if (isExternalTensor(initializers[i])) sources.external[static_cast<std::size_t>(i)] = &model.externalData[external++];
+    }
+    if (!params) return sources;
+    for (int i = 0; i < initializers.size(); ++i) {
+        const onnx::TensorProto& tensor = initializers[i];
+        const int found = params->find(tensor.name());
+        if (found < 0 || !dtypeFromOnnx(tensor.data_type())) continue;
+        const NDArrayRecord& record = params->arrays[static_cast<std::size_t>(found)];
+        if (record.dtype == dtypeFromOnnx(tensor.data_type()) &&
+            std::equal(record.shape.begin(), record.shape.end(), tensor.dims().begin(), tensor.dims().end()) &&
+            record.data == onnxTensorBytes(tensor, sources.external[static_cast<std::size_t>(i)], file)) {
+            continue;
         }
+        sources.replaced[static_cast<std::size_t>(i)] = &record;
+        sources.anyReplaced = true;
     }
-    std::string bytes;
-    if (!changed) {
-        if (!model.proto.SerializeToString(&bytes)) throw SaveError("protobuf could not serialize the ONNX model");
-        return bytes;
-    }
-    onnx::ModelProto copy = model.proto;
+    return sources;
+}
+
+// `tensor` holds `record`'s dtype, shape and values now (name and doc string stay).
+void replaceValues(onnx::TensorProto& tensor, const NDArrayRecord& record) {
+    const std::string name = tensor.name();
+    const std::string doc = tensor.doc_string();
+    tensor.Clear();
+    tensor.set_name(name);
+    if (!doc.empty()) tensor.set_doc_string(doc);
+    tensor.set_data_type(onnxDataType(record.dtype));
+    for (const int64_t d : record.shape) tensor.add_dims(d);
+    tensor.set_raw_data(reinterpret_cast<const char*>(record.data.data()), record.data.size());
+}
+
+// Every external tensor outside the main graph's initializers inline, from the data it was read with.
+void inlineOtherExternalTensors(onnx::ModelProto& copy, const OnnxModel& model) {
+    const int initializers = copy.graph().initializer_size();
+    int visited = 0;
     std::size_t external = 0;
     forEachOnnxTensor(copy, [&](onnx::TensorProto& tensor) {
+        const int index = visited++;
         if (!isExternalTensor(tensor)) return;
         const std::vector<std::byte>& data = model.externalData[external++];
+        if (index < initializers) return;
         tensor.set_raw_data(reinterpret_cast<const char*>(data.data()), data.size());
         tensor.clear_external_data();
         tensor.clear_data_location();
     });
-    for (std::size_t i = 0; i < replaced.size(); ++i) {
-        if (!replaced[i]) continue;
-        onnx::TensorProto& tensor = *copy.mutable_graph()->mutable_initializer(static_cast<int>(i));
-        const NDArrayRecord& record = *replaced[i];
-        const std::string name = tensor.name();
-        const std::string doc = tensor.doc_string();
-        tensor.Clear();
-        tensor.set_name(name);
-        if (!doc.empty()) tensor.set_doc_string(doc);
-        tensor.set_data_type(onnxDataType(record.dtype));
-        for (const int64_t d : record.shape) tensor.add_dims(d);
-        tensor.set_raw_data(reinterpret_cast<const char*>(record.data.data()), record.data.size());
+}
+
+// The whole message inline, with the replaced values.
+onnx::ModelProto inlineCopy(const OnnxModel& model, const InitializerSources& sources) {
+    onnx::ModelProto copy = model.proto;
+    inlineOtherExternalTensors(copy, model);
+    for (int i = 0; i < copy.graph().initializer_size(); ++i) {
+        onnx::TensorProto& tensor = *copy.mutable_graph()->mutable_initializer(i);
+        if (const NDArrayRecord* record = sources.replaced[static_cast<std::size_t>(i)]) {
+            replaceValues(tensor, *record);
+        } else if (const std::vector<std::byte>* data = sources.external[static_cast<std::size_t>(i)]) {
+            tensor.set_raw_data(reinterpret_cast<const char*>(data->data()), data->size());
+            tensor.clear_external_data();
+            tensor.clear_data_location();
+        }
     }
-    if (copy.ByteSizeLong() > kMaxProtoBytes) {
-        throw SaveError("the ONNX model would be over 2 GiB inline; writing external data is not supported yet");
+    return copy;
+}
+
+bool serializeTo(int fd, const google::protobuf::Message& message) {
+    google::protobuf::io::FileOutputStream out(fd);
+    if (message.SerializeToZeroCopyStream(&out) && out.Flush()) return true;
+    errno = out.GetErrno() != 0 ? out.GetErrno() : EIO;
+    return false;
+}
+
+void checkInlineSize(const onnx::ModelProto& message) {
+    if (message.ByteSizeLong() > kMaxProtoBytes) {
+        throw SaveError("the ONNX model is over 2 GiB even with its large tensors as external data");
     }
+}
+
+}  // namespace
+
+std::string serializeOnnxModel(const OnnxModel& model, const Graph& graph, const NDArrayList* params) {
+    if (!sameGraph(graph, *model.graph)) {
+        throw SaveError("writing a changed ONNX graph is not supported: only the model as read, or as converted");
+    }
+    const InitializerSources sources = sourcesOf(model, params);
+    std::string bytes;
+    if (!sources.anyReplaced && model.externalData.empty()) {
+        if (!model.proto.SerializeToString(&bytes)) throw SaveError("protobuf could not serialize the ONNX model");
+        return bytes;
+    }
+    const onnx::ModelProto copy = inlineCopy(model, sources);
+    if (copy.ByteSizeLong() > kMaxProtoBytes) throw SaveError("the ONNX model would be over 2 GiB inline");
     if (!copy.SerializeToString(&bytes)) throw SaveError("protobuf could not serialize the ONNX model");
     return bytes;
+}
+
+bool writeOnnxModel(const OnnxModel& model, const Graph& graph, const NDArrayList* params, const fs::path& modelFile,
+                    const fs::path& dataFile, std::size_t inlineLimit) {
+    if (!sameGraph(graph, *model.graph)) {
+        throw SaveError("writing a changed ONNX graph is not supported: only the model as read, or as converted");
+    }
+    const InitializerSources sources = sourcesOf(model, params);
+    uint64_t inlineBytes = model.proto.ByteSizeLong();
+    for (const std::vector<std::byte>& data : model.externalData) inlineBytes += data.size();
+    for (const NDArrayRecord* record : sources.replaced) inlineBytes += record ? record->data.size() : 0;
+
+    if (!model.externalDataOnSave && inlineBytes <= inlineLimit) {
+        // One file. Streamed: the serialized bytes never sit in memory beside the message.
+        if (!sources.anyReplaced && model.externalData.empty()) {
+            writeFileAtomically(modelFile, [&](int fd) { return serializeTo(fd, model.proto); });
+        } else {
+            const onnx::ModelProto copy = inlineCopy(model, sources);
+            checkInlineSize(copy);
+            writeFileAtomically(modelFile, [&](int fd) { return serializeTo(fd, copy); });
+        }
+        return false;
+    }
+
+    // The main graph's initializers of kExternalThreshold bytes or more go to `dataFile`, the rest
+    // stays inline: a message without those bytes, which are written from where they are now.
+    onnx::ModelProto copy = copyWithoutInitializerData(model.proto, kExternalThreshold - 1);
+    inlineOtherExternalTensors(copy, model);
+    struct Piece {
+        std::span<const std::byte> bytes;
+        uint64_t offset;
+    };
+    std::vector<Piece> pieces;
+    uint64_t end = 0;
+    const std::string location = dataFile.filename().string();
+    for (int i = 0; i < copy.graph().initializer_size(); ++i) {
+        onnx::TensorProto& tensor = *copy.mutable_graph()->mutable_initializer(i);
+        const onnx::TensorProto& original = model.proto.graph().initializer(i);
+        std::span<const std::byte> bytes;
+        if (const NDArrayRecord* record = sources.replaced[static_cast<std::size_t>(i)]) {
+            replaceValues(tensor, *record);
+            bytes = record->data;
+        } else if (const std::vector<std::byte>* data = sources.external[static_cast<std::size_t>(i)]) {
+            bytes = *data;
+        } else {
+            bytes = std::as_bytes(std::span(original.raw_data().data(), original.raw_data().size()));
+        }
+        if (bytes.size() < kExternalThreshold) {
+            if (isExternalTensor(tensor)) {  // a small external tensor comes inline
+                tensor.set_raw_data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+                tensor.clear_external_data();
+                tensor.clear_data_location();
+            }
+            continue;
+        }
+        const uint64_t offset = (end + kExternalAlignment - 1) / kExternalAlignment * kExternalAlignment;
+        pieces.push_back({bytes, offset});
+        end = offset + bytes.size();
+        tensor.clear_raw_data();
+        tensor.clear_external_data();
+        tensor.set_data_location(onnx::TensorProto::EXTERNAL);
+        const auto entry = [&](const char* key, const std::string& value) {
+            onnx::StringStringEntryProto* e = tensor.add_external_data();
+            e->set_key(key);
+            e->set_value(value);
+        };
+        entry("location", location);
+        entry("offset", std::to_string(offset));
+        entry("length", std::to_string(bytes.size()));
+    }
+    checkInlineSize(copy);
+    // The side file first: a model file on disk always names data that is there.
+    writeFileAtomically(dataFile, [&](int fd) {
+        static const std::array<std::byte, kExternalAlignment> zeros{};
+        uint64_t at = 0;
+        for (const Piece& piece : pieces) {
+            if (!writeAll(fd, std::span(zeros.data(), piece.offset - at))) return false;
+            if (!writeAll(fd, piece.bytes)) return false;
+            at = piece.offset + piece.bytes.size();
+        }
+        return true;
+    });
+    writeFileAtomically(modelFile, [&](int fd) { return serializeTo(fd, copy); });
+    return true;
 }
 
 namespace {
@@ -271,15 +419,17 @@ ModelDocument parse(std::span<const std::byte> model, std::span<const std::byte>
 }
 
 ModelFiles filesFor(const std::string& prefix, bool /*withParams*/, int64_t /*epoch*/) {
-    return {prefix + ".onnx", std::nullopt};  // the initializers are inside
+    // The initializers are inside, or in the side file when the model has external data.
+    return {prefix + ".onnx", std::nullopt, prefix + ".onnx.data"};
 }
 
-void write(const ModelFiles& files, const Graph& graph, const NDArrayList* params, const FormatSource* source) {
+ModelFiles write(const ModelFiles& files, const Graph& graph, const NDArrayList* params, const FormatSource* source) {
     const auto* model = dynamic_cast<const OnnxModel*>(source);
     if (!model) {
         throw SaveError(files.model.string() + ": an ONNX model is written from the ONNX model it was read from, and there is none");
     }
-    writeFileAtomically(files.model, serializeOnnxModel(*model, graph, params));
+    const bool wroteData = writeOnnxModel(*model, graph, params, files.model, *files.data);
+    return {files.model, std::nullopt, wroteData ? files.data : std::nullopt};
 }
 
 std::string stem(const ModelOrigin& origin) {

@@ -24,6 +24,9 @@ struct OnnxModel final : FormatSource {
     // The bytes of every tensor stored as external data, in forEachOnnxTensor's order, read and
     // checked when the model was opened: a save writes them inline, wherever it writes.
     std::vector<std::vector<std::byte>> externalData;
+    // A save writes the large tensors to a side file: the model was read (or converted from one
+    // read) with external data. Any model too large to be written inline is written so too.
+    bool externalDataOnSave = false;
     // Graph node id -> index into proto.graph().node(); -1 for a variable (graph input, initializer).
     std::vector<int> protoNodeOf;
     // The graph made from the proto: a save compares the graph it is given with this one.
@@ -40,10 +43,22 @@ const OnnxModel* onnxModelOf(const ModelDocument& document);
 ModelDocument parseOnnxModel(std::span<const std::byte> bytes, const std::filesystem::path& folder,
                              const std::string& displayName);
 
-// The bytes a save of `graph` and `params` writes for `model`. This increment writes the model's own
-// graph only: throws SaveError when `graph` differs from model.graph (the ONNX conversion pass comes
-// next). Initializers whose values differ from `params` take its values; external tensors are
-// written inline. Without either change the result is the parsed message re-serialized.
+// The bytes of `model` saved inline (one file): throws SaveError when `graph` differs from
+// model.graph (a model is written as read or as converted) or when it would pass 2 GiB.
+// Initializers whose values differ from `params` take its values; external tensors are written
+// inline. Without either change the result is the parsed message re-serialized.
 std::string serializeOnnxModel(const OnnxModel& model, const Graph& graph, const NDArrayList* params);
+
+// protobuf's limit on a serialized message.
+constexpr std::size_t kMaxOnnxInlineBytes = 2147483647;
+
+// Saves `model` (with `params`' values, as serializeOnnxModel) to `modelFile`, atomically and
+// streamed. When the model has external data (externalDataOnSave), or inline it would pass
+// `inlineLimit` bytes, its main-graph initializers of 1 KiB or more go to `dataFile` instead (beside
+// `modelFile`, named by its file name, each tensor at a 4 KiB-aligned offset), written first.
+// Returns whether it wrote `dataFile`.
+bool writeOnnxModel(const OnnxModel& model, const Graph& graph, const NDArrayList* params,
+                    const std::filesystem::path& modelFile, const std::filesystem::path& dataFile,
+                    std::size_t inlineLimit = kMaxOnnxInlineBytes);
 
 }  // namespace ampstudio

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -133,11 +134,19 @@ onnx::ModelProto resnetModel(int blocks) {
 int runOnce(const fs::path& file, const std::string& dtype) {
     const auto start = std::chrono::steady_clock::now();
     const ModelDocument document = openModelFile(file);
+    const bool phases = std::getenv("AMS_ONNX_PASS_PHASES") != nullptr;  // the pass prints its own
+    const auto since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    };
+    if (phases) std::fprintf(stderr, "bench: open %.1f ms (peak %.1f MiB)\n", since(start), bench::peakRssMiB());
     ConversionOptions options;
     options.lists = AmpLists::defaults(dtypeFromName(dtype).value_or(DType::F16), OpSet::Onnx);
     const ConversionResult result = convertModel(*document.graph, document.source.get(), options);
     const fs::path out = file.parent_path() / (file.stem().string() + "-converted");
+    if (phases) std::fprintf(stderr, "bench: converted (peak %.1f MiB)\n", bench::peakRssMiB());
+    const auto t1 = std::chrono::steady_clock::now();
     saveConvertedModel(out.string(), result, options.lists.targetDtype, document);
+    if (phases) std::fprintf(stderr, "bench: save %.1f ms\n", since(t1));
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::printf("%.1f %.1f %zu %d\n", ms, bench::peakRssMiB(), result.report.ampCastCount,
                 result.report.dtypeCheck.passed ? 1 : 0);

@@ -11,6 +11,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include "formats/load_error.h"
 #include "formats/model_file.h"
 #include "formats/onnx_model.h"
+#include "formats/onnx_tensor_data.h"
 #include "onnx_test_models.h"
 #include "tensor/float_convert.h"
 
@@ -493,6 +495,79 @@ private slots:
     }
 
     // Saving: PREFIX.onnx, atomically, never over the input; it opens again as the converted graph.
+    // Initializers over 4 KiB, inline or as external data: the pass converts them from the
+    // original's bytes (W read by MatMul and Add: exact in float32 plus a float16 copy; V read by
+    // MatMul alone: float16 in place; M with -FLT_MAX: saturated), and a model read with external
+    // data is saved with it, the same values read back.
+    void largeAndExternalInitializersConvert_data() {
+        QTest::addColumn<bool>("external");
+        QTest::newRow("inline") << false;
+        QTest::newRow("external data") << true;
+    }
+    void largeAndExternalInitializersConvert() {
+        QFETCH(bool, external);
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        onnx::ModelProto model = emptyModel();
+        auto* g = model.mutable_graph();
+        addValue(g->mutable_input(), "X", {64, 64});
+        for (const char* out : {"Y1", "S", "Y2", "Y3"}) addValue(g->mutable_output(), out, {64, 64});
+        const std::vector<float> w = ramp(4096, -3.0f, 0.00137f), v = ramp(4096, 1.0f, -0.00071f);
+        std::vector<float> m = ramp(4096, 0.5f, 0.001f);
+        m[7] = -FLT_MAX;
+        m[4000] = 1e30f;
+        std::string side;
+        for (const auto& [name, values] : {std::pair{"W", &w}, {"V", &v}, {"M", &m}}) {
+            onnx::TensorProto* t = addFloats(g, name, {64, 64}, *values);
+            if (!external) continue;
+            t->clear_raw_data();
+            t->set_data_location(onnx::TensorProto::EXTERNAL);
+            for (const auto& [key, value] : {std::pair<std::string, std::string>{"location", "weights.bin"},
+                                             {"offset", std::to_string(side.size())}, {"length", "16384"}}) {
+                auto* e = t->add_external_data();
+                e->set_key(key);
+                e->set_value(value);
+            }
+            side += std::string(reinterpret_cast<const char*>(values->data()), values->size() * sizeof(float));
+        }
+        addNode(g, "MatMul", "mm_w", {"X", "W"}, {"Y1"});
+        addNode(g, "Add", "add_w", {"X", "W"}, {"S"});
+        addNode(g, "MatMul", "mm_v", {"X", "V"}, {"Y2"});
+        addNode(g, "MatMul", "mm_m", {"X", "M"}, {"Y3"});
+        if (external) std::ofstream(root / "weights.bin", std::ios::binary) << side;
+        {
+            std::ofstream out(root / "net.onnx", std::ios::binary);
+            QVERIFY(model.SerializeToOstream(&out));
+        }
+        const ModelDocument document = openModelFile(root / "net.onnx");
+        const ConversionResult result = convertModel(*document.graph, document.source.get(), optionsFor(DType::F16));
+        checkedModel(result);
+        const onnx::GraphProto& c = protoOf(result).graph();
+        QCOMPARE(floatsOf(*initializerNamed(c, "W")), w);
+        const auto halvesOfValues = [](const std::vector<float>& values) {
+            std::vector<uint16_t> h;
+            for (const float x : values) h.push_back(floatToHalfBits(std::clamp(x, -65504.0f, 65504.0f)));
+            return h;
+        };
+        QCOMPARE(halvesOf(*initializerNamed(c, "W_amp_cast_float16")), halvesOfValues(w));
+        QCOMPARE(initializerNamed(c, "V")->data_type(), F16);
+        QCOMPARE(halvesOf(*initializerNamed(c, "V")), halvesOfValues(v));
+        QCOMPARE(halvesOf(*initializerNamed(c, "M")), halvesOfValues(m));  // -FLT_MAX -> -65504, not -inf
+        QVERIFY(allTensorsFinite(protoOf(result)));
+        for (const auto& t : c.initializer()) QCOMPARE(t.data_location(), onnx::TensorProto::DEFAULT);
+
+        const ModelFiles written = saveConvertedModel((root / "net-fp16").string(), result, DType::F16, document);
+        QCOMPARE(written.data.has_value(), external);
+        const ModelDocument again = openModelFile(written.model);
+        const auto& reread = onnxModelOf(again)->proto.graph();
+        for (int i = 0; i < c.initializer_size(); ++i) {
+            QCOMPARE(reread.initializer(i).data_location(),
+                     external ? onnx::TensorProto::EXTERNAL : onnx::TensorProto::DEFAULT);
+            QCOMPARE(again.params->arrays[static_cast<std::size_t>(i)].data,
+                     onnxTensorBytes(c.initializer(i), nullptr, "converted"));
+        }
+    }
+
     void savingWritesTheConvertedModel() {
         QTemporaryDir dir;
         onnx::ModelProto model = emptyModel();

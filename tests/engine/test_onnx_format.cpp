@@ -336,6 +336,84 @@ private slots:
         QVERIFY(google::protobuf::util::MessageDifferencer::Equals(onnxModelOf(copy)->proto, expected));
     }
 
+    // W of 64 x 64 (16 KiB) external in the input's side file, B inline: a save writes W to
+    // PREFIX.onnx.data at an aligned offset (the model had external data) and B inline; the copy
+    // reads back the same values; a save whose side file would replace the input's is refused.
+    void aModelWithExternalDataIsSavedWithExternalData() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        onnx::ModelProto model = mlp();
+        onnx::TensorProto* w = model.mutable_graph()->mutable_initializer(0);
+        w->clear_dims();
+        w->add_dims(4);
+        w->add_dims(1024);
+        const std::vector<float> values = iota(4096, 0.5f);
+        w->clear_raw_data();
+        w->set_data_location(onnx::TensorProto::EXTERNAL);
+        for (const auto& [key, value] : {std::pair<std::string, std::string>{"location", "out.onnx.data"}, {"offset", "0"}}) {
+            auto* e = w->add_external_data();
+            e->set_key(key);
+            e->set_value(value);
+        }
+        std::ofstream(root / "out.onnx.data", std::ios::binary) << rawOf(values);
+        // (The model's graph reads W [4, 3]; a [4, 1024] W is fine for the format, not for a runtime.)
+        writeModel(root / "in.onnx", model);
+        const ModelDocument document = openModelFile(root / "in.onnx");
+        QCOMPARE(document.params->arrays[0].data, bytesOf(values));
+
+        // Over the input's side file: refused before anything is written.
+        QVERIFY_THROWS_EXCEPTION(SaveError, saveModelFile(ModelFormat::Onnx, (root / "out").string(), *document.graph,
+                                                          nullptr, document.origin.files(), 0, document.source.get()));
+        QVERIFY(!fs::exists(root / "out.onnx"));
+
+        fs::create_directory(root / "elsewhere");
+        const ModelFiles written = saveModelFile(ModelFormat::Onnx, (root / "elsewhere" / "copy").string(), *document.graph,
+                                                 nullptr, document.origin.files(), 0, document.source.get());
+        QCOMPARE(written.data, std::optional<fs::path>(root / "elsewhere" / "copy.onnx.data"));
+        QVERIFY(fs::exists(*written.data));
+        const ModelDocument copy = openModelFile(written.model);
+        QCOMPARE(copy.origin.sideFiles, std::vector<fs::path>{fs::canonical(*written.data)});
+        QCOMPARE(copy.params->arrays[0].data, bytesOf(values));
+        QCOMPARE(copy.params->arrays[1].data, bytesOf(iota(3, -1)));
+        const onnx::TensorProto& savedW = onnxModelOf(copy)->proto.graph().initializer(0);
+        QCOMPARE(savedW.data_location(), onnx::TensorProto::EXTERNAL);
+        const onnx::TensorProto& savedB = onnxModelOf(copy)->proto.graph().initializer(1);
+        QCOMPARE(savedB.data_location(), onnx::TensorProto::DEFAULT);  // under 1 KiB: inline
+        for (const auto& e : savedW.external_data()) {
+            if (e.key() == "location") QCOMPARE(e.value(), std::string("copy.onnx.data"));
+            if (e.key() == "offset") QCOMPARE(std::stoll(e.value()) % 4096, 0LL);
+            if (e.key() == "length") QCOMPARE(e.value(), std::to_string(values.size() * sizeof(float)));
+        }
+        // Everything but where W's bytes are is as it was.
+        onnx::ModelProto expected = onnxModelOf(document)->proto;
+        *expected.mutable_graph()->mutable_initializer(0)->mutable_external_data() = savedW.external_data();
+        QVERIFY(google::protobuf::util::MessageDifferencer::Equals(onnxModelOf(copy)->proto, expected));
+    }
+
+    // A model that inline would pass the limit (2 GiB; here a small one) is written with external
+    // data; under the limit, as one file.
+    void aModelOverTheInlineLimitIsSavedWithExternalData() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        onnx::ModelProto model = mlp();
+        onnx::TensorProto* w = model.mutable_graph()->mutable_initializer(0);
+        w->clear_dims();
+        w->add_dims(4);
+        w->add_dims(1024);
+        w->set_raw_data(rawOf(iota(4096, 2.0f)));
+        writeModel(root / "net.onnx", model);
+        const ModelDocument document = openModelFile(root / "net.onnx");
+        const OnnxModel& onnx = *onnxModelOf(document);
+        QVERIFY(!writeOnnxModel(onnx, *document.graph, nullptr, root / "one.onnx", root / "one.onnx.data"));
+        QVERIFY(!fs::exists(root / "one.onnx.data"));
+        QCOMPARE(readAll(root / "one.onnx"), readAll(root / "net.onnx"));
+        QVERIFY(writeOnnxModel(onnx, *document.graph, nullptr, root / "two.onnx", root / "two.onnx.data", 8192));
+        QVERIFY(fs::file_size(root / "two.onnx") < 8192);
+        const ModelDocument two = openModelFile(root / "two.onnx");
+        QCOMPARE(two.params->arrays[0].data, bytesOf(iota(4096, 2.0f)));
+        QVERIFY(onnxModelOf(two)->externalDataOnSave);
+    }
+
     void externalDataOutsideTheFolderOrMalformedIsRefused_data() {
         QTest::addColumn<QString>("location");
         QTest::addColumn<int>("offset");
