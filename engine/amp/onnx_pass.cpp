@@ -38,6 +38,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <google/protobuf/arena.h>
 #include <onnx/checker.h>
 #include <onnx/defs/data_type_utils.h>
 #include <onnx/defs/schema.h>
@@ -65,6 +66,10 @@ using onnx::TensorProto;
 constexpr int32_t kUnknown = 0;
 constexpr int32_t kFloat = TensorProto::FLOAT;
 constexpr NodeId kNoCastNode = static_cast<NodeId>(-1);
+
+// Nodes the pass holds while it reorders a graph: taken out of the GraphProto and put back without
+// a copy, at addresses that stay put (a constant's readers are remembered by address).
+using NodeList = std::vector<std::unique_ptr<NodeProto>>;
 
 bool isDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
@@ -296,8 +301,12 @@ std::string validationFailure(const onnx::ModelProto& model) {
         return std::string("onnx::checker: ") + e.what();
     }
     try {
-        onnx::ModelProto skeleton = copyWithoutInitializerData(model, kShapeInputBytes);
-        onnx::shape_inference::InferShapes(skeleton, onnx::OpSchemaRegistry::Instance(),
+        // On an arena: the copy and the value_info inference adds are hundreds of thousands of
+        // small messages, freed at once.
+        google::protobuf::Arena arena;
+        auto* skeleton = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+        copyWithoutInitializerData(model, kShapeInputBytes, *skeleton);
+        onnx::shape_inference::InferShapes(*skeleton, onnx::OpSchemaRegistry::Instance(),
                                            onnx::ShapeInferenceOptions{true, 1, false});
     } catch (const std::exception& e) {
         return std::string("strict shape inference: ") + e.what();
@@ -361,7 +370,8 @@ struct Flexible {
     int index = 0;  // initializer / graph input / node index (in the main graph's final node list)
     bool float32Reader = false;
     bool targetReader = false;
-    std::string placeholder;  // the name target readers read until the end decides (made by the first)
+    std::string placeholder;  // the name of a copy in the target dtype, should one be needed (made by the first)
+    std::vector<std::pair<NodeProto*, int>> targetReads;  // (node, input) reading it in the target dtype
     // Holds finite values beyond the target's range (an attention mask of -FLT_MAX): it counts as
     // float32 in widest and pass-through decisions, so arithmetic on it stays in float32 (saturated
     // to the dtype's max, mask + score would still overflow to -inf, and Softmax of -inf rows is NaN).
@@ -391,24 +401,25 @@ public:
 private:
     // --- the walk ---
     void convertGraph(Scope& scope, bool main, const std::vector<int32_t>& interfaceTypes = {});
-    NodeOutcome convertNode(Scope& scope, NodeProto& node, const std::string& irName, std::vector<NodeProto>& emitted);
+    NodeOutcome convertNode(Scope& scope, NodeProto& node, const std::string& irName, NodeList& emitted);
     const SchemaFacts* schemaOf(const NodeProto& node);
     std::vector<int32_t> originalOutputTypes(const Scope& scope, const NodeProto& node, const SchemaFacts* facts,
                                              const std::vector<int32_t>& inputTypes);
     bool targetAllowed(const TypeVar& var) const {
         return m_castToTarget && (m_target == TensorProto::FLOAT16 ? var.allowsF16 : var.allowsBF16);
     }
-    std::string castOf(Scope& scope, const std::string& name, int32_t to, std::vector<NodeProto>& emitted);
+    std::string castOf(Scope& scope, const std::string& name, int32_t to, NodeList& emitted);
     std::string freshName(const std::string& base);
     void needFrom(const std::string& name, int32_t type, NodeProto& node, int input, Scope& scope,
-                  std::vector<NodeProto>& emitted);
+                  NodeList& emitted);
 
     // --- after the walk ---
-    void settleFlexibles(Scope& main, std::vector<NodeProto>& prepended);
+    void settleFlexibles(Scope& main, NodeList& prepended);
     void settleGraphOutputs(Scope& main);
     void applyRenames(GraphProto& graph);
     void fixValueInfo(GraphProto& graph, const Scope& scope);
-    void convertTensor(TensorProto& tensor, const TensorProto& source, std::string_view sourceBytes, const std::string& what);
+    void convertTensor(TensorProto& tensor, const TensorProto& source, std::string_view sourceBytes, std::string_view kind,
+                       const std::string& name);
     std::string_view initializerBytes(int index) const;
     void buildReport(ConversionResult& result, onnx::ModelProto converted);
 
@@ -465,11 +476,11 @@ std::string OnnxPass::freshName(const std::string& base) {
     return name;
 }
 
-std::string OnnxPass::castOf(Scope& scope, const std::string& name, int32_t to, std::vector<NodeProto>& emitted) {
+std::string OnnxPass::castOf(Scope& scope, const std::string& name, int32_t to, NodeList& emitted) {
     const std::string key = name + '\n' + std::to_string(to);
     if (const std::string* found = scope.findCast(key)) return *found;
     const std::string out = freshName(name + "_amp_cast_" + typeName(to));
-    emitted.push_back(castNode(out, name, out, to));
+    emitted.push_back(std::make_unique<NodeProto>(castNode(out, name, out, to)));
     scope.casts.emplace(key, out);
     scope.current[out] = to;
     scope.original[out] = to;
@@ -484,15 +495,17 @@ std::string OnnxPass::castOf(Scope& scope, const std::string& name, int32_t to, 
 // Input `input` of `node` must read `name` as `type`: a constant records the need (and target
 // readers read its placeholder), anything else gets a runtime cast when its type differs.
 void OnnxPass::needFrom(const std::string& name, int32_t type, NodeProto& node, int input, Scope& scope,
-                        std::vector<NodeProto>& emitted) {
+                        NodeList& emitted) {
     if (type == kUnknown) return;
     if (auto it = m_flexible.find(name); it != m_flexible.end() && scope.currentType(name) == kFloat) {
         // Visible here only when no body defines the name again (a valid model never does).
         Flexible& f = it->second;
         if (type == m_target) {
+            // It reads `name` as long as the constant is stored in the target dtype; should a float32
+            // reader keep it float32, the end points these readers at a converted copy.
             f.targetReader = true;
             if (f.placeholder.empty()) f.placeholder = freshName(name + "_amp_cast_" + m_targetName);
-            node.set_input(input, f.placeholder);
+            f.targetReads.emplace_back(&node, input);
             return;
         }
         if (type == kFloat) {
@@ -550,7 +563,7 @@ std::vector<int32_t> OnnxPass::originalOutputTypes(const Scope& scope, const Nod
 }
 
 NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::string& irName,
-                                  std::vector<NodeProto>& emitted) {
+                                  NodeList& emitted) {
     NodeOutcome out;
     const std::string key = opKey(node);
     const amp_detail::OpClass& cls = m_lists.classify(key);
@@ -811,10 +824,14 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
     for (const auto& t : graph.initializer()) scope.original[t.name()] = t.data_type();
 
     const std::vector<int> order = topologicalOrder(graph);
-    google::protobuf::RepeatedPtrField<NodeProto> nodes;
-    nodes.Swap(graph.mutable_node());
-    std::vector<NodeProto> emitted;
-    emitted.reserve(static_cast<std::size_t>(nodes.size()) + 16);
+    NodeList nodes(static_cast<std::size_t>(graph.node_size()));
+    {
+        std::vector<NodeProto*> released(nodes.size());
+        graph.mutable_node()->ExtractSubrange(0, graph.node_size(), released.data());
+        for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].reset(released[i]);
+    }
+    NodeList emitted;
+    emitted.reserve(nodes.size() + 16);
     if (main) m_outcomes.assign(static_cast<std::size_t>(nodes.size()), NodeOutcome{});
     std::vector<std::string> irNames;
     if (main) {
@@ -825,7 +842,7 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
         }
     }
     for (const int p : order) {
-        NodeProto& node = *nodes.Mutable(p);
+        NodeProto& node = *nodes[static_cast<std::size_t>(p)];
         // Constants of the main graph: their readers decide their stored type.
         if (main && node.op_type() == "Constant" && isDefaultDomain(node.domain()) && node.output_size() == 1 &&
             !m_lists.isExcluded(irNames[static_cast<std::size_t>(p)])) {
@@ -854,14 +871,14 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
             }
         }
         if (main) m_outcomes[static_cast<std::size_t>(p)] = std::move(outcome);
-        emitted.push_back(std::move(node));
+        emitted.push_back(std::move(nodes[static_cast<std::size_t>(p)]));
     }
-    for (NodeProto& node : emitted) *graph.add_node() = std::move(node);
+    for (auto& node : emitted) graph.mutable_node()->AddAllocated(node.release());
 
     if (!main) {
         for (const auto& v : graph.output()) scope.outputTypes.push_back(scope.originalType(v.name()));
         // The body's outputs in their declared types: cast inside the body and renamed to the cast.
-        std::vector<NodeProto> tail;
+        NodeList tail;
         for (auto& v : *graph.mutable_output()) {
             if (auto it = m_flexible.find(v.name()); it != m_flexible.end()) it->second.float32Reader = true;
             const int32_t declared = v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : kUnknown;
@@ -869,7 +886,7 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
             if (declared == kUnknown || now == kUnknown || now == declared) continue;
             v.set_name(castOf(scope, v.name(), declared, tail));
         }
-        for (NodeProto& node : tail) *graph.add_node() = std::move(node);
+        for (auto& node : tail) graph.mutable_node()->AddAllocated(node.release());
         fixValueInfo(graph, scope);
     }
 }
@@ -889,7 +906,7 @@ std::string_view OnnxPass::initializerBytes(int index) const {
 // `sourceBytes` when given, else from `source`'s own fields. Values beyond the target's range
 // saturate to its largest finite value.
 void OnnxPass::convertTensor(TensorProto& tensor, const TensorProto& source, std::string_view sourceBytes,
-                             const std::string& what) {
+                             std::string_view kind, const std::string& name) {
     std::vector<std::byte> owned;
     if (sourceBytes.empty()) {
         owned = onnxTensorBytes(source, nullptr, "the ONNX model");
@@ -901,26 +918,34 @@ void OnnxPass::convertTensor(TensorProto& tensor, const TensorProto& source, std
     const uint32_t beyond = beyondRangeBits(m_target);
     std::size_t saturated = 0;
     std::string raw(n * 2, '\0');
-    // In blocks that stay in cache: copy (aligned), saturate where needed, convert.
-    std::vector<float> block(std::min<std::size_t>(n, 16384));
-    for (std::size_t begin = 0; begin < n; begin += block.size()) {
-        const std::size_t count = std::min(block.size(), n - begin);
-        const std::span<float> values(block.data(), count);
-        std::memcpy(values.data(), sourceBytes.data() + begin * sizeof(float), count * sizeof(float));
-        if (saturate) {
-            for (float& v : values) {
-                const uint32_t bits = std::bit_cast<uint32_t>(v) & 0x7fffffffu;
-                if (bits >= beyond && bits < 0x7f800000u) {
-                    v = std::copysign(limit, v);
-                    ++saturated;
-                }
-            }
-        }
-        const std::span<uint16_t> out(reinterpret_cast<uint16_t*>(raw.data()) + begin, count);
+    const auto convert = [&](std::span<const float> values, std::size_t begin) {
+        const std::span<uint16_t> out(reinterpret_cast<uint16_t*>(raw.data()) + begin, values.size());
         if (m_target == TensorProto::FLOAT16) {
             floatsToHalf(values, out);
         } else {
             floatsToBfloat16(values, out);
+        }
+    };
+    const bool aligned = reinterpret_cast<std::uintptr_t>(sourceBytes.data()) % alignof(float) == 0;
+    if (!saturate && aligned) {  // (raw_data and external data are heap buffers: aligned)
+        convert(std::span(reinterpret_cast<const float*>(sourceBytes.data()), n), 0);
+    } else {
+        // In blocks that stay in cache: copy (aligned), saturate where needed, convert.
+        std::vector<float> block(std::min<std::size_t>(n, 16384));
+        for (std::size_t begin = 0; begin < n; begin += block.size()) {
+            const std::size_t count = std::min(block.size(), n - begin);
+            const std::span<float> values(block.data(), count);
+            std::memcpy(values.data(), sourceBytes.data() + begin * sizeof(float), count * sizeof(float));
+            if (saturate) {
+                for (float& v : values) {
+                    const uint32_t bits = std::bit_cast<uint32_t>(v) & 0x7fffffffu;
+                    if (bits >= beyond && bits < 0x7f800000u) {
+                        v = std::copysign(limit, v);
+                        ++saturated;
+                    }
+                }
+            }
+            convert(values, begin);
         }
     }
     tensor.clear_float_data();
@@ -930,40 +955,47 @@ void OnnxPass::convertTensor(TensorProto& tensor, const TensorProto& source, std
     tensor.set_data_type(m_target);
     tensor.set_raw_data(std::move(raw));
     if (saturated > 0) {
-        m_warnings.push_back(what + ": " + std::to_string(saturated) + " value(s) beyond " + m_targetName +
+        m_warnings.push_back(std::string(kind) + " '" + name + "': " + std::to_string(saturated) + " value(s) beyond " + m_targetName +
                              "'s range saturated to ±" + std::to_string(static_cast<double>(limit)) +
                              " (not inf)");
     }
 }
 
-void OnnxPass::settleFlexibles(Scope& main, std::vector<NodeProto>& prepended) {
+void OnnxPass::settleFlexibles(Scope& main, NodeList& prepended) {
     GraphProto& graph = *main.graph;
-    // Deterministic order: the placeholders' creation order is the walk's, names sort it the same.
-    std::vector<std::pair<std::string, Flexible*>> all;
-    for (auto& [name, f] : m_flexible) all.emplace_back(name, &f);
+    // Deterministic order: by name.
+    std::vector<std::pair<std::string_view, Flexible*>> all;
+    all.reserve(m_flexible.size());
+    for (auto& [name, f] : m_flexible) {
+        if (f.targetReader) all.emplace_back(name, &f);
+    }
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [name, f] : all) {
-        if (!f->targetReader) continue;
+    std::unordered_map<std::string_view, onnx::ValueInfoProto*> inputs;  // IR < 4: initializers are inputs too
+    for (auto& input : *graph.mutable_input()) inputs.emplace(input.name(), &input);
+    for (const auto& [view, f] : all) {
+        const std::string name(view);
         const bool inPlace = !f->float32Reader;
-        if (inPlace) m_renames[f->placeholder] = name;
+        if (!inPlace) {
+            for (const auto& [node, input] : f->targetReads) node->set_input(input, f->placeholder);
+        }
         switch (f->kind) {
             case Flexible::Kind::Initializer: {
                 TensorProto& tensor = *graph.mutable_initializer(f->index);
                 const TensorProto& source = m_model.proto.graph().initializer(f->index);
                 const std::string_view bytes = initializerBytes(f->index);
                 if (inPlace) {
-                    convertTensor(tensor, source, bytes, "initializer '" + name + "'");
+                    convertTensor(tensor, source, bytes, "initializer", name);
                     m_dataLeftOut[static_cast<std::size_t>(f->index)] = 0;
                     m_storedInTarget.push_back(name);
-                    for (auto& input : *graph.mutable_input()) {
-                        if (input.name() == name) input.mutable_type()->mutable_tensor_type()->set_elem_type(m_target);
+                    if (const auto it = inputs.find(view); it != inputs.end()) {
+                        it->second->mutable_type()->mutable_tensor_type()->set_elem_type(m_target);
                     }
                 } else {
                     TensorProto copy;
                     copyTensorWithoutData(tensor, copy);
                     copy.set_name(f->placeholder);
                     copy.clear_doc_string();
-                    convertTensor(copy, source, bytes, "initializer '" + f->placeholder + "'");
+                    convertTensor(copy, source, bytes, "initializer", f->placeholder);
                     m_storedInTarget.push_back(f->placeholder);
                     if (m_converted.ir_version() < 4) {  // initializers were graph inputs then
                         onnx::ValueInfoProto* input = graph.add_input();
@@ -983,7 +1015,7 @@ void OnnxPass::settleFlexibles(Scope& main, std::vector<NodeProto>& prepended) {
                 NodeProto& node = *graph.mutable_node(f->index);
                 if (inPlace) {
                     for (auto& attr : *node.mutable_attribute()) {
-                        if (attr.name() == "value") convertTensor(*attr.mutable_t(), attr.t(), {}, "Constant '" + name + "'");
+                        if (attr.name() == "value") convertTensor(*attr.mutable_t(), attr.t(), {}, "Constant", name);
                     }
                 } else {
                     NodeProto copy = node;
@@ -991,10 +1023,10 @@ void OnnxPass::settleFlexibles(Scope& main, std::vector<NodeProto>& prepended) {
                     copy.set_output(0, f->placeholder);
                     for (auto& attr : *copy.mutable_attribute()) {
                         if (attr.name() == "value") {
-                            convertTensor(*attr.mutable_t(), attr.t(), {}, "Constant '" + f->placeholder + "'");
+                            convertTensor(*attr.mutable_t(), attr.t(), {}, "Constant", f->placeholder);
                         }
                     }
-                    prepended.push_back(std::move(copy));
+                    prepended.push_back(std::make_unique<NodeProto>(std::move(copy)));
                 }
                 main.current[name] = inPlace ? m_target : kFloat;
                 break;
@@ -1004,7 +1036,7 @@ void OnnxPass::settleFlexibles(Scope& main, std::vector<NodeProto>& prepended) {
                     graph.mutable_input(f->index)->mutable_type()->mutable_tensor_type()->set_elem_type(m_target);
                     main.current[name] = m_target;
                 } else {
-                    prepended.push_back(castNode(f->placeholder, name, f->placeholder, m_target));
+                    prepended.push_back(std::make_unique<NodeProto>(castNode(f->placeholder, name, f->placeholder, m_target)));
                     m_mainCasts.push_back({f->placeholder, name, m_target});
                 }
                 break;
@@ -1178,7 +1210,7 @@ ConversionResult OnnxPass::run() {
     convertGraph(main, true);
     m_clock.mark("walk");
 
-    std::vector<NodeProto> prepended;
+    NodeList prepended;
     settleFlexibles(main, prepended);
     // The initializers that stay as they were get their bytes now (the copy left them out).
     for (std::size_t i = 0; i < m_dataLeftOut.size(); ++i) {
@@ -1189,8 +1221,12 @@ ConversionResult OnnxPass::run() {
     if (!prepended.empty()) {
         google::protobuf::RepeatedPtrField<NodeProto> rest;
         rest.Swap(graph.mutable_node());
-        for (NodeProto& n : prepended) *graph.add_node() = std::move(n);
-        for (NodeProto& n : rest) *graph.add_node() = std::move(n);
+        graph.mutable_node()->Reserve(static_cast<int>(prepended.size()) + rest.size());
+        for (auto& n : prepended) graph.mutable_node()->AddAllocated(n.release());
+        const int restCount = rest.size();
+        std::vector<NodeProto*> released(static_cast<std::size_t>(restCount));
+        rest.ExtractSubrange(0, restCount, released.data());
+        for (NodeProto* n : released) graph.mutable_node()->AddAllocated(n);
     }
     settleGraphOutputs(main);
     applyRenames(graph);
@@ -1200,16 +1236,30 @@ ConversionResult OnnxPass::run() {
         if (const auto it = m_renames.find(v.name()); it != m_renames.end()) v.set_name(it->second);
     }
     {
-        // Types by final name: renamed values carry what their old names had.
-        Scope finalTypes;
-        for (const auto& [name, type] : main.current) {
-            const auto it = m_renames.find(name);
-            finalTypes.current[it == m_renames.end() ? name : it->second] = type;
-        }
+        // Types by final name: a graph output has its declared one, a renamed value what its old
+        // name had, a name renamed away none.
+        std::unordered_map<std::string_view, const std::string*> renamedFrom;
+        for (const auto& [old, now] : m_renames) renamedFrom.emplace(now, &old);
+        std::unordered_map<std::string_view, int32_t> declared;
         for (const auto& output : graph.output()) {
-            if (output.type().has_tensor_type()) finalTypes.current[output.name()] = output.type().tensor_type().elem_type();
+            if (output.type().has_tensor_type()) declared.emplace(output.name(), output.type().tensor_type().elem_type());
         }
-        fixValueInfo(graph, finalTypes);
+        const auto currentOf = [&](const std::string& name) {
+            const auto it = main.current.find(name);
+            return it == main.current.end() ? kUnknown : it->second;
+        };
+        for (auto& v : *graph.mutable_value_info()) {
+            if (!v.type().has_tensor_type()) continue;
+            int32_t type = kUnknown;
+            if (const auto d = declared.find(v.name()); d != declared.end()) {
+                type = d->second;
+            } else if (const auto r = renamedFrom.find(v.name()); r != renamedFrom.end()) {
+                type = currentOf(*r->second);
+            } else if (!m_renames.contains(v.name())) {
+                type = currentOf(v.name());
+            }
+            if (type != kUnknown) v.mutable_type()->mutable_tensor_type()->set_elem_type(type);
+        }
     }
     for (CastMade& c : m_mainCasts) {
         if (const auto it = m_renames.find(c.name); it != m_renames.end()) c.name = it->second;

@@ -171,7 +171,9 @@ std::vector<int> earliestFirstOrder(const std::vector<std::vector<int>>& consume
 }
 
 OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file) {
-    std::unordered_map<std::string, Source> sources;
+    // Keyed by views of the proto's own strings (it outlives this call): no name is copied to be
+    // looked up, which a 100k-node graph would otherwise do half a million times.
+    std::unordered_map<std::string_view, Source> sources;
     sources.reserve(static_cast<std::size_t>(proto.node_size()) * 2 + static_cast<std::size_t>(proto.initializer_size()));
     std::vector<Node> variables;
     const auto addVariable = [&](const std::string& name, std::string type, bool mayRepeat) {
@@ -203,15 +205,16 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
         }
         for (int o = 0; o < node.output_size(); ++o) {
             const std::string& name = node.output(o);
-            if (!name.empty() && !sources.try_emplace(name, Source{false, p, static_cast<uint32_t>(o)}).second) {
+            if (!name.empty() && !sources.try_emplace(std::string_view(name), Source{false, p, static_cast<uint32_t>(o)}).second) {
                 throw LoadError(file, nodePlace(node, p), "value '" + name + "' is defined twice");
             }
         }
     }
-    const auto sourceOf = [&](const std::string& name, const std::string& where) -> const Source& {
-        const auto it = sources.find(name);
+    // `where` names the reader, built only for the error.
+    const auto sourceOf = [&](const std::string& name, const auto& where) -> const Source& {
+        const auto it = sources.find(std::string_view(name));
         if (it == sources.end()) {
-            throw LoadError(file, where, "reads '" + name + "', which no node, graph input or initializer defines");
+            throw LoadError(file, where(), "reads '" + name + "', which no node, graph input or initializer defines");
         }
         return it->second;
     };
@@ -220,22 +223,28 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
     std::vector<std::vector<Source>> captured(static_cast<std::size_t>(count));
     std::vector<std::vector<int>> consumers(static_cast<std::size_t>(count));
     std::vector<int> pending(static_cast<std::size_t>(count), 0);
+    std::vector<int> producers;
     for (int p = 0; p < count; ++p) {
         const NodeProto& node = proto.node(p);
-        std::unordered_set<std::string> outer;
-        forEachSubgraph(node, [&](const GraphProto& body) { outerNames(body, outer); });
-        std::vector<std::string> outerSorted(outer.begin(), outer.end());
-        std::sort(outerSorted.begin(), outerSorted.end());
-        std::vector<int> producers;
+        producers.clear();
         for (const std::string& name : node.input()) {
             if (name.empty()) continue;
-            const Source& source = sourceOf(name, nodePlace(node, p));
+            const Source& source = sourceOf(name, [&] { return nodePlace(node, p); });
             if (!source.variable) producers.push_back(source.index);
         }
-        for (const std::string& name : outerSorted) {
-            const Source& source = sourceOf(name, nodePlace(node, p) + ": a subgraph");
-            captured[static_cast<std::size_t>(p)].push_back(source);
-            if (!source.variable) producers.push_back(source.index);
+        const bool hasBodies = std::any_of(node.attribute().begin(), node.attribute().end(), [](const AttributeProto& a) {
+            return a.has_g() || a.graphs_size() > 0;
+        });
+        if (hasBodies) {
+            std::unordered_set<std::string> outer;
+            forEachSubgraph(node, [&](const GraphProto& body) { outerNames(body, outer); });
+            std::vector<std::string> outerSorted(outer.begin(), outer.end());
+            std::sort(outerSorted.begin(), outerSorted.end());
+            for (const std::string& name : outerSorted) {
+                const Source& source = sourceOf(name, [&] { return nodePlace(node, p) + ": a subgraph"; });
+                captured[static_cast<std::size_t>(p)].push_back(source);
+                if (!source.variable) producers.push_back(source.index);
+            }
         }
         std::sort(producers.begin(), producers.end());
         producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
@@ -257,17 +266,25 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
     }
 
     // Names: values keep theirs; a node keeps its own unless taken, then the file order decides.
-    std::unordered_set<std::string> taken;
-    for (const Node& v : variables) taken.insert(v.name);
+    // (Views again: of the proto's names, and of `names`' strings, which stay put once taken.)
+    std::unordered_set<std::string_view> taken;
+    taken.reserve(variables.size() + static_cast<std::size_t>(count));
+    for (const auto& input : proto.input()) taken.insert(input.name());
+    for (const auto& t : proto.initializer()) taken.insert(t.name());
+    for (const auto& sp : proto.sparse_initializer()) taken.insert(sp.values().name());
     std::vector<std::string> names(static_cast<std::size_t>(count));
+    std::vector<char> named(static_cast<std::size_t>(count), 0);
     for (int p = 0; p < count; ++p) {
         const std::string& name = proto.node(p).name();
-        if (!name.empty() && taken.insert(name).second) names[static_cast<std::size_t>(p)] = name;
+        if (!name.empty() && taken.insert(name).second) named[static_cast<std::size_t>(p)] = 1;
     }
     for (int p = 0; p < count; ++p) {
         std::string& name = names[static_cast<std::size_t>(p)];
-        if (!name.empty()) continue;
         const NodeProto& node = proto.node(p);
+        if (named[static_cast<std::size_t>(p)]) {
+            name = node.name();
+            continue;
+        }
         const std::string base = node.name().empty() ? node.op_type() + "_" + std::to_string(p) : node.name();
         name = base;
         for (int k = 1; !taken.insert(name).second; ++k) name = base + "_" + std::to_string(k);
@@ -290,8 +307,9 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
         node.op = opOf(proto_node);
         node.name = std::move(names[static_cast<std::size_t>(p)]);
         node.numOutputs = static_cast<uint32_t>(proto_node.output_size());
+        node.inputs.reserve(static_cast<std::size_t>(proto_node.input_size()));
         for (const std::string& input : proto_node.input()) {
-            if (!input.empty()) node.inputs.push_back(entryOf(sources.at(input)));
+            if (!input.empty()) node.inputs.push_back(entryOf(sources.at(std::string_view(input))));
         }
         for (const Source& s : captured[static_cast<std::size_t>(p)]) node.controlDeps.push_back(entryOf(s).node);
         std::sort(node.controlDeps.begin(), node.controlDeps.end());
@@ -302,7 +320,7 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
         result.protoNodeOf.push_back(p);
     }
     for (const auto& output : proto.output()) {
-        graph.heads.push_back(entryOf(sourceOf(output.name(), "graph output '" + output.name() + "'")));
+        graph.heads.push_back(entryOf(sourceOf(output.name(), [&] { return "graph output '" + output.name() + "'"; })));
     }
     try {
         graph.validate();

@@ -67,8 +67,13 @@ void copyTensorWithoutData(const onnx::TensorProto& from, onnx::TensorProto& to)
 
 onnx::ModelProto copyWithoutInitializerData(const onnx::ModelProto& model, std::size_t threshold) {
     onnx::ModelProto copy;
+    copyWithoutInitializerData(model, threshold, copy);
+    return copy;
+}
+
+void copyWithoutInitializerData(const onnx::ModelProto& model, std::size_t threshold, onnx::ModelProto& copy) {
     copyAllBut(model, copy, field(model, "graph"));
-    if (!model.has_graph()) return copy;
+    if (!model.has_graph()) return;
     const onnx::GraphProto& from = model.graph();
     onnx::GraphProto& graph = *copy.mutable_graph();
     copyAllBut(from, graph, field(from, "initializer"));
@@ -80,7 +85,6 @@ onnx::ModelProto copyWithoutInitializerData(const onnx::ModelProto& model, std::
             *graph.add_initializer() = t;
         }
     }
-    return copy;
 }
 
 }  // namespace ampstudio

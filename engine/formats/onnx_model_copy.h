@@ -16,6 +16,8 @@ namespace ampstudio {
 // raw_data has none in the copy (its name, dims, dtype, external_data and the rest stay; the
 // initializers keep their places).
 onnx::ModelProto copyWithoutInitializerData(const onnx::ModelProto& model, std::size_t threshold);
+// The same into `copy`, which may live on an arena (cleared first).
+void copyWithoutInitializerData(const onnx::ModelProto& model, std::size_t threshold, onnx::ModelProto& copy);
 
 // `from` into `to` (cleared first), every set field but raw_data.
 void copyTensorWithoutData(const onnx::TensorProto& from, onnx::TensorProto& to);

@@ -143,7 +143,7 @@ int runOnce(const fs::path& file, const std::string& dtype) {
     options.lists = AmpLists::defaults(dtypeFromName(dtype).value_or(DType::F16), OpSet::Onnx);
     const ConversionResult result = convertModel(*document.graph, document.source.get(), options);
     const fs::path out = file.parent_path() / (file.stem().string() + "-converted");
-    if (phases) std::fprintf(stderr, "bench: converted (peak %.1f MiB)\n", bench::peakRssMiB());
+    if (phases) std::fprintf(stderr, "bench: open + convert %.1f ms (peak %.1f MiB)\n", since(start), bench::peakRssMiB());
     const auto t1 = std::chrono::steady_clock::now();
     saveConvertedModel(out.string(), result, options.lists.targetDtype, document);
     if (phases) std::fprintf(stderr, "bench: save %.1f ms\n", since(t1));
