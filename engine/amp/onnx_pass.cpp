@@ -197,27 +197,45 @@ SchemaFacts factsOf(const onnx::OpSchema* schema) {
 // ---------------------------------------------------------------------------------------------
 // Types and casts of one graph scope (the main graph or a body), with its parent's visible.
 
+struct Flexible;
+
+// What the pass knows of one value: one entry, one lookup, for all of it.
+constexpr int32_t kUnset = -1;
+struct ValueState {
+    int32_t original = kUnknown;  // its type in the original model
+    int32_t current = kUnset;     // its type in the converted model (kUnset: the original's)
+    Flexible* flexible = nullptr; // a main-graph constant whose readers decide its stored type
+    int32_t now() const { return current != kUnset ? current : original; }
+};
+
+// A value lives in the scope that defines it (ONNX names are unique across a graph and the bodies
+// it contains); a body sees its parents' values.
 struct Scope {
     Scope* parent = nullptr;
     GraphProto* graph = nullptr;
-    std::unordered_map<std::string, int32_t> original;  // types in the original model
-    std::unordered_map<std::string, int32_t> current;   // types in the converted model
+    std::unordered_map<std::string, ValueState> values;
     std::unordered_map<std::string, std::string> casts;  // name + '\n' + type -> cast output
     std::vector<int32_t> outputTypes;  // a body's outputs in the original model, once walked
 
-    int32_t originalType(const std::string& name) const {
+    const ValueState* find(const std::string& name) const {
         for (const Scope* s = this; s; s = s->parent) {
-            const auto it = s->original.find(name);
-            if (it != s->original.end()) return it->second;
+            const auto it = s->values.find(name);
+            if (it != s->values.end()) return &it->second;
         }
-        return kUnknown;
+        return nullptr;
+    }
+    int32_t originalType(const std::string& name) const {
+        const ValueState* v = find(name);
+        return v ? v->original : kUnknown;
     }
     int32_t currentType(const std::string& name) const {
-        for (const Scope* s = this; s; s = s->parent) {
-            const auto it = s->current.find(name);
-            if (it != s->current.end()) return it->second;
-        }
-        return originalType(name);
+        const ValueState* v = find(name);
+        return v ? v->now() : kUnknown;
+    }
+    // Its type in the converted model, where set (kUnknown otherwise).
+    int32_t setType(const std::string& name) const {
+        const auto it = values.find(name);
+        return it == values.end() || it->second.current == kUnset ? kUnknown : it->second.current;
     }
     const std::string* findCast(const std::string& key) const {
         for (const Scope* s = this; s; s = s->parent) {
@@ -482,8 +500,9 @@ std::string OnnxPass::castOf(Scope& scope, const std::string& name, int32_t to, 
     const std::string out = freshName(name + "_amp_cast_" + typeName(to));
     emitted.push_back(std::make_unique<NodeProto>(castNode(out, name, out, to)));
     scope.casts.emplace(key, out);
-    scope.current[out] = to;
-    scope.original[out] = to;
+    ValueState& state = scope.values[out];
+    state.original = to;
+    state.current = to;
     if (&scope == m_mainScope) {
         m_mainCasts.push_back({out, name, to});
     } else {
@@ -497,9 +516,11 @@ std::string OnnxPass::castOf(Scope& scope, const std::string& name, int32_t to, 
 void OnnxPass::needFrom(const std::string& name, int32_t type, NodeProto& node, int input, Scope& scope,
                         NodeList& emitted) {
     if (type == kUnknown) return;
-    if (auto it = m_flexible.find(name); it != m_flexible.end() && scope.currentType(name) == kFloat) {
-        // Visible here only when no body defines the name again (a valid model never does).
-        Flexible& f = it->second;
+    const ValueState* state = scope.find(name);
+    if (!state) return;  // (unknown type)
+    const int32_t now = state->now();
+    if (state->flexible && now == kFloat) {
+        Flexible& f = *state->flexible;
         if (type == m_target) {
             // It reads `name` as long as the constant is stored in the target dtype; should a float32
             // reader keep it float32, the end points these readers at a converted copy.
@@ -513,7 +534,6 @@ void OnnxPass::needFrom(const std::string& name, int32_t type, NodeProto& node, 
             return;
         }
     }
-    const int32_t now = scope.currentType(name);
     if (now == type || now == kUnknown) return;
     node.set_input(input, castOf(scope, name, type, emitted));
 }
@@ -625,9 +645,9 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
             if (!f || f->var < 0) continue;
             Group& g = groups[static_cast<std::size_t>(f->var)];
             g.member = true;
-            const int32_t now = scope.currentType(node.input(i));
-            const auto flex = m_flexible.find(node.input(i));
-            const bool flexible = flex != m_flexible.end() && !flex->second.outOfRange && now == kFloat;
+            const ValueState* state = scope.find(node.input(i));
+            const int32_t now = state ? state->now() : kUnknown;
+            const bool flexible = state && state->flexible && !state->flexible->outOfRange && now == kFloat;
             if (now != kFloat && now != m_target) {
                 g.usable = false;
             } else if (!flexible) {
@@ -674,11 +694,11 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
 
     // Inputs: a switched group's type, else the type the original model gave it.
     for (int i = 0; i < node.input_size(); ++i) {
-        const std::string name = node.input(i);
+        const std::string& name = node.input(i);  // (needFrom changes it only after its last use)
         if (name.empty()) continue;
         const FormalFacts* f = facts ? facts->formal(facts->inputs, static_cast<std::size_t>(i)) : nullptr;
         int32_t type = f && f->var >= 0 ? resolved[static_cast<std::size_t>(f->var)] : kUnknown;
-        if (type == kUnknown) type = scope.originalType(name);
+        if (type == kUnknown) type = inputTypes[static_cast<std::size_t>(i)];
         needFrom(name, type, node, i, scope, emitted);
     }
 
@@ -731,10 +751,11 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
         const int32_t switched = f && f->var >= 0 ? resolved[static_cast<std::size_t>(f->var)] : kUnknown;
         int32_t original = originalOut[static_cast<std::size_t>(o)];
         if (original == kUnknown && switched != kUnknown) original = kFloat;  // bound to a float group
-        if (original != kUnknown) scope.original[name] = original;
         // One variable, one type: an output bound to a switched group has the group's type.
         const int32_t type = switched != kUnknown ? switched : original;
-        scope.current[name] = type;
+        ValueState& state = scope.values[name];
+        if (original != kUnknown) state.original = original;
+        state.current = type;
         if (o == 0) out.dtype = type;
     }
     if (out.precision == NodePrecision::Target && out.dtype != m_target) {
@@ -809,19 +830,24 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
     // The declared types; the walk adds every node output's (originalOutputTypes).
     const auto declare = [&](const onnx::ValueInfoProto& v) {
         if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() != kUnknown) {
-            scope.original[v.name()] = v.type().tensor_type().elem_type();
+            scope.values[v.name()].original = v.type().tensor_type().elem_type();
         }
     };
-    scope.original.reserve(static_cast<std::size_t>(graph.node_size() + graph.initializer_size() + graph.input_size()));
+    // (About one output per node, the inputs and initializers, the casts: no rehash on the way.)
+    scope.values.reserve(static_cast<std::size_t>(graph.node_size() * 3 / 2 + graph.initializer_size() + graph.input_size()));
     for (const auto& v : graph.value_info()) declare(v);
     for (const auto& v : graph.output()) declare(v);
     for (int i = 0; i < graph.input_size(); ++i) {
         declare(graph.input(i));
         if (static_cast<std::size_t>(i) < interfaceTypes.size() && interfaceTypes[static_cast<std::size_t>(i)] != kUnknown) {
-            scope.original.try_emplace(graph.input(i).name(), interfaceTypes[static_cast<std::size_t>(i)]);
+            ValueState& state = scope.values[graph.input(i).name()];
+            if (state.original == kUnknown) state.original = interfaceTypes[static_cast<std::size_t>(i)];
         }
     }
-    for (const auto& t : graph.initializer()) scope.original[t.name()] = t.data_type();
+    for (const auto& t : graph.initializer()) scope.values[t.name()].original = t.data_type();
+    if (main) {
+        for (auto& [name, f] : m_flexible) scope.values[name].flexible = &f;  // initializers, graph inputs
+    }
 
     const std::vector<int> order = topologicalOrder(graph);
     NodeList nodes(static_cast<std::size_t>(graph.node_size()));
@@ -833,19 +859,20 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
     NodeList emitted;
     emitted.reserve(nodes.size() + 16);
     if (main) m_outcomes.assign(static_cast<std::size_t>(nodes.size()), NodeOutcome{});
-    std::vector<std::string> irNames;
+    std::vector<const std::string*> irNames;
     if (main) {
-        irNames.assign(static_cast<std::size_t>(nodes.size()), std::string());
+        irNames.assign(static_cast<std::size_t>(nodes.size()), nullptr);
         for (std::size_t id = 0; id < m_model.protoNodeOf.size(); ++id) {
             const int p = m_model.protoNodeOf[id];
-            if (p >= 0) irNames[static_cast<std::size_t>(p)] = m_model.graph->nodes[id].name;
+            if (p >= 0) irNames[static_cast<std::size_t>(p)] = &m_model.graph->nodes[id].name;
         }
     }
     for (const int p : order) {
         NodeProto& node = *nodes[static_cast<std::size_t>(p)];
         // Constants of the main graph: their readers decide their stored type.
+        Flexible* constant = nullptr;
         if (main && node.op_type() == "Constant" && isDefaultDomain(node.domain()) && node.output_size() == 1 &&
-            !m_lists.isExcluded(irNames[static_cast<std::size_t>(p)])) {
+            !m_lists.isExcluded(*irNames[static_cast<std::size_t>(p)])) {
             for (const AttributeProto& attr : node.attribute()) {
                 if (attr.name() == "value" && attr.has_t() && attr.t().data_type() == kFloat) {
                     Flexible f{Flexible::Kind::ConstantNode, static_cast<int>(emitted.size()), false, false,
@@ -855,21 +882,17 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
                         m_warnings.push_back("Constant '" + node.output(0) + "' holds values beyond " + m_targetName +
                                              "'s range: widest and pass-through nodes that read it run in float32");
                     }
-                    m_flexible.emplace(node.output(0), std::move(f));
+                    constant = &m_flexible.emplace(node.output(0), std::move(f)).first->second;
+                    scope.values[node.output(0)].flexible = constant;
                 }
             }
         }
-        const std::string irName = main ? irNames[static_cast<std::size_t>(p)] : node.name();
+        const std::string irName = main ? *irNames[static_cast<std::size_t>(p)] : node.name();
         // The converted model names every node as the original's Graph IR did (an unnamed node's
         // IR name depends on its place in the file, which casts shift): both views then share names.
         if (main && node.name() != irName) node.set_name(irName);
         NodeOutcome outcome = convertNode(scope, node, irName, emitted);
-        if (main && node.output_size() > 0) {
-            if (const auto it = m_flexible.find(node.output(0));
-                it != m_flexible.end() && it->second.kind == Flexible::Kind::ConstantNode) {
-                it->second.index = static_cast<int>(emitted.size());  // after the casts emitted before it
-            }
-        }
+        if (constant) constant->index = static_cast<int>(emitted.size());  // after the casts emitted before it
         if (main) m_outcomes[static_cast<std::size_t>(p)] = std::move(outcome);
         emitted.push_back(std::move(nodes[static_cast<std::size_t>(p)]));
     }
@@ -880,7 +903,7 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
         // The body's outputs in their declared types: cast inside the body and renamed to the cast.
         NodeList tail;
         for (auto& v : *graph.mutable_output()) {
-            if (auto it = m_flexible.find(v.name()); it != m_flexible.end()) it->second.float32Reader = true;
+            if (const ValueState* state = scope.find(v.name()); state && state->flexible) state->flexible->float32Reader = true;
             const int32_t declared = v.type().has_tensor_type() ? v.type().tensor_type().elem_type() : kUnknown;
             const int32_t now = scope.currentType(v.name());
             if (declared == kUnknown || now == kUnknown || now == declared) continue;
@@ -1008,7 +1031,7 @@ void OnnxPass::settleFlexibles(Scope& main, NodeList& prepended) {
                     m_warnings.push_back("initializer '" + name + "' is read in float32 and in " + m_targetName +
                                          ": kept exact in float32, with a " + m_targetName + " copy '" + f->placeholder + "'");
                 }
-                main.current[name] = inPlace ? m_target : kFloat;
+                main.values[name].current = inPlace ? m_target : kFloat;
                 break;
             }
             case Flexible::Kind::ConstantNode: {
@@ -1028,13 +1051,13 @@ void OnnxPass::settleFlexibles(Scope& main, NodeList& prepended) {
                     }
                     prepended.push_back(std::make_unique<NodeProto>(std::move(copy)));
                 }
-                main.current[name] = inPlace ? m_target : kFloat;
+                main.values[name].current = inPlace ? m_target : kFloat;
                 break;
             }
             case Flexible::Kind::GraphInput: {
                 if (inPlace) {
                     graph.mutable_input(f->index)->mutable_type()->mutable_tensor_type()->set_elem_type(m_target);
-                    main.current[name] = m_target;
+                    main.values[name].current = m_target;
                 } else {
                     prepended.push_back(std::make_unique<NodeProto>(castNode(f->placeholder, name, f->placeholder, m_target)));
                     m_mainCasts.push_back({f->placeholder, name, m_target});
@@ -1061,7 +1084,7 @@ void OnnxPass::settleGraphOutputs(Scope& main) {
         // type: the one internal float32 readers already use where there is one, else a new one.
         const std::string lowName = freshName(name + "_amp_" + typeName(now));
         m_renames[name] = lowName;
-        main.current[lowName] = now;
+        main.values[lowName].current = now;
         const std::string key = name + '\n' + std::to_string(declared);
         if (const auto it = main.casts.find(key); it != main.casts.end()) {
             m_renames[it->second] = name;
@@ -1095,9 +1118,9 @@ void OnnxPass::applyRenames(GraphProto& graph) {
 void OnnxPass::fixValueInfo(GraphProto& graph, const Scope& scope) {
     for (auto& v : *graph.mutable_value_info()) {
         if (!v.type().has_tensor_type()) continue;
-        const auto it = scope.current.find(v.name());
-        if (it == scope.current.end() || it->second == kUnknown) continue;
-        v.mutable_type()->mutable_tensor_type()->set_elem_type(it->second);
+        const int32_t type = scope.setType(v.name());
+        if (type == kUnknown) continue;
+        v.mutable_type()->mutable_tensor_type()->set_elem_type(type);
     }
 }
 
@@ -1244,10 +1267,7 @@ ConversionResult OnnxPass::run() {
         for (const auto& output : graph.output()) {
             if (output.type().has_tensor_type()) declared.emplace(output.name(), output.type().tensor_type().elem_type());
         }
-        const auto currentOf = [&](const std::string& name) {
-            const auto it = main.current.find(name);
-            return it == main.current.end() ? kUnknown : it->second;
-        };
+        const auto currentOf = [&](const std::string& name) { return main.setType(name); };
         for (auto& v : *graph.mutable_value_info()) {
             if (!v.type().has_tensor_type()) continue;
             int32_t type = kUnknown;
@@ -1382,8 +1402,8 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
             d.dtype = dtypeFromOnnx(o.dtype).value_or(DType::Unknown);
             if (node.op == "Constant") {
                 // A constant converted in place holds the target dtype now.
-                const auto it = m_mainScope->current.find(originalGraph.node(p).output(0));
-                if (it != m_mainScope->current.end()) d.dtype = dtypeFromOnnx(it->second).value_or(DType::Unknown);
+                const int32_t stored = m_mainScope->setType(originalGraph.node(p).output(0));
+                if (stored != kUnknown) d.dtype = dtypeFromOnnx(stored).value_or(DType::Unknown);
             }
             d.detail = storage->keep(o.detail);
             const bool computes = node.op != "Constant" && node.op != "Cast";
