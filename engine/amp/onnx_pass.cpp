@@ -32,6 +32,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <future>
 #include <limits>
 #include <map>
@@ -449,7 +450,11 @@ private:
     bool m_castToTarget = true;
     std::unordered_map<std::string, int> m_opsets;
     std::unordered_map<std::string, SchemaFacts> m_schemas;  // by op key; facts.schema null: none
-    std::unordered_set<std::string> m_taken;                 // every value and node name in the model
+    // Every value and node name in the model, as views: of the original's proto and Graph IR (which
+    // no one changes while the pass runs), of the converted copy's tensors (which keep their names),
+    // and of m_newNames, which owns the names the pass makes.
+    std::unordered_set<std::string_view> m_taken;
+    std::deque<std::string> m_newNames;
     std::unordered_map<std::string, Flexible> m_flexible;
     std::unordered_map<std::string, std::string> m_renames;  // main-graph names changed at the end
     onnx::ModelProto m_converted;
@@ -490,7 +495,8 @@ const SchemaFacts* OnnxPass::schemaOf(const NodeProto& node) {
 
 std::string OnnxPass::freshName(const std::string& base) {
     std::string name = base;
-    for (int k = 1; !m_taken.insert(name).second; ++k) name = base + "_" + std::to_string(k);
+    for (int k = 1; m_taken.contains(name); ++k) name = base + "_" + std::to_string(k);
+    m_taken.insert(m_newNames.emplace_back(name));
     return name;
 }
 
@@ -1177,6 +1183,18 @@ ConversionResult OnnxPass::run() {
     }
 
     // Every name in the model is taken: new names never collide.
+    std::size_t names = 0;
+    const std::function<void(const GraphProto&)> countNames = [&](const GraphProto& g) {
+        names += static_cast<std::size_t>(g.input_size() + g.output_size() + g.value_info_size() + 2 * g.node_size());
+        for (const NodeProto& n : g.node()) {
+            for (const AttributeProto& a : n.attribute()) {
+                if (a.has_g()) countNames(a.g());
+                for (const GraphProto& b : a.graphs()) countNames(b);
+            }
+        }
+    };
+    countNames(m_model.proto.graph());
+    m_taken.reserve(names + static_cast<std::size_t>(m_model.proto.graph().initializer_size()));
     forEachOnnxTensor(m_converted, [&](TensorProto& t) { m_taken.insert(t.name()); });
     const std::function<void(const GraphProto&)> takeNames = [&](const GraphProto& g) {
         for (const auto& v : g.input()) m_taken.insert(v.name());
@@ -1191,7 +1209,7 @@ ConversionResult OnnxPass::run() {
             }
         }
     };
-    takeNames(m_converted.graph());
+    takeNames(m_model.proto.graph());
     for (const Node& n : m_model.graph->nodes) m_taken.insert(n.name);
 
     Scope main;
