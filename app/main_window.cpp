@@ -423,6 +423,7 @@ void MainWindow::showSnapshot() {
         afterHeader = tr("<b>Converted</b> — <span style='color:#c0392b'>cannot convert: %1</span>")
                           .arg(snapshot->error.toHtmlEscaped());
     }
+    m_comparison->setOnnx(m_workspace->document().origin.format == ModelFormat::Onnx);
     const bool firstOfDocument = m_comparison->setDrawings(snapshot->before, snapshot->after, beforeHeader, afterHeader);
     m_countsLabel->setText(countsText());
     // A conversion MXNet could not bind is shown but never saved; the reason stays in the status bar.
@@ -446,19 +447,28 @@ QString MainWindow::countsText() const {
         return {};
     }
     const auto& r = snapshot->conversion->report;
-    QString text = tr("%1 → %2 nodes · %3 amp_cast · %4 amp_multicast · %5% of compute in %6")
-                       .arg(r.nodesBefore)
-                       .arg(r.nodesAfter)
-                       .arg(r.ampCastCount)
-                       .arg(r.ampMulticastCount)
-                       .arg(QLocale().toString(100.0 * r.targetShare(), 'f', 0))
-                       .arg(fromStd(dtypeName(r.targetDtype)));
+    const bool onnx = m_workspace->document().origin.format == ModelFormat::Onnx;
+    QString text = onnx ? tr("%1 → %2 nodes · %3 Cast · %4% of compute in %5")
+                              .arg(r.nodesBefore)
+                              .arg(r.nodesAfter)
+                              .arg(r.ampCastCount)
+                              .arg(QLocale().toString(100.0 * r.targetShare(), 'f', 0))
+                              .arg(fromStd(dtypeName(r.targetDtype)))
+                        : tr("%1 → %2 nodes · %3 amp_cast · %4 amp_multicast · %5% of compute in %6")
+                              .arg(r.nodesBefore)
+                              .arg(r.nodesAfter)
+                              .arg(r.ampCastCount)
+                              .arg(r.ampMulticastCount)
+                              .arg(QLocale().toString(100.0 * r.targetShare(), 'f', 0))
+                              .arg(fromStd(dtypeName(r.targetDtype)));
     if (r.paramsKnown) {
         text += tr(" · parameters %1 → %2").arg(byteSize(r.paramBytesBefore), byteSize(r.paramBytesAfter));
     }
     if (!r.dtypeCheck.passed) {
         text += QStringLiteral(" · <span style='color:#c0392b'>%1</span>")
-                    .arg(tr("cannot save: fails MXNet's dtype check: %1").arg(fromStd(r.dtypeCheck.message)).toHtmlEscaped());
+                    .arg((onnx ? tr("cannot save: fails %1: %2").arg(fromStd(r.dtypeCheck.stage), fromStd(r.dtypeCheck.message))
+                               : tr("cannot save: fails MXNet's dtype check: %1").arg(fromStd(r.dtypeCheck.message)))
+                             .toHtmlEscaped());
     } else if (!r.mxnetFailure.empty()) {
         text += tr(" · valid where MXNet 1.9.1's own result is not: %n input(s) wired differently", nullptr,
                    int(r.mxnetDifferences.size()));

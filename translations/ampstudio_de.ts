@@ -312,6 +312,14 @@
 <context>
     <name>GraphLegend</name>
     <message>
+        <source>Cast</source>
+        <translation>Cast</translation>
+    </message>
+    <message>
+        <source>An inserted Cast node; the badge names the dtype it casts to</source>
+        <translation>Ein eingefügter Cast-Knoten; das Badge nennt den dtype, in den er umwandelt</translation>
+    </message>
+    <message>
         <source>Excluded</source>
         <translation>Ausgeschlossen</translation>
     </message>
@@ -436,6 +444,14 @@
 </context>
 <context>
     <name>MainWindow</name>
+    <message>
+        <source>%1 → %2 nodes · %3 Cast · %4% of compute in %5</source>
+        <translation>%1 → %2 Knoten · %3 Cast · %4&#xa0;% der Rechenlast in %5</translation>
+    </message>
+    <message>
+        <source>cannot save: fails %1: %2</source>
+        <translation>Speichern nicht möglich: %1 fehlgeschlagen: %2</translation>
+    </message>
     <message>
         <source>AMP Studio</source>
         <translation>AMP Studio</translation>

@@ -101,6 +101,8 @@ bool GraphComparison::setDrawings(const GraphDrawing& before, const GraphDrawing
     return newDocument;
 }
 
+void GraphComparison::setOnnx(bool onnx) { m_legend->setOnnx(onnx); }
+
 void GraphComparison::showStartOfGraph() {
     const QRectF bounds = m_afterView->drawing().bounds;
     const QSizeF viewport = m_afterView->viewport()->size();

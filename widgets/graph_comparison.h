@@ -26,6 +26,9 @@ public:
 
     // Headers are rich text. Returns true when the drawings are of a new document (the view then
     // starts at the top of the graph, see showStartOfGraph).
+    // Casts named as the model's format names them (see GraphLegend::setOnnx).
+    void setOnnx(bool onnx);
+    GraphLegend* legend() const { return m_legend; }
     bool setDrawings(const GraphDrawing& before, const GraphDrawing& after, const QString& beforeHeader,
                      const QString& afterHeader);
     // The whole graph when it fits legibly; a deep network (thousands of layers) fitted whole is a

@@ -42,7 +42,17 @@ int GraphLegend::entryCount() const {
 }
 
 QString GraphLegend::entryText(int entry) const {
+    if (m_onnx && entry == static_cast<int>(NodeStyle::Cast)) return tr("Cast");
     return entry == kExcludedEntry ? tr("Excluded") : GraphView::nodeStyleName(static_cast<NodeStyle>(entry));
+}
+
+bool GraphLegend::entryShown(int entry) const { return !(m_onnx && entry == static_cast<int>(NodeStyle::Multicast)); }
+
+void GraphLegend::setOnnx(bool onnx) {
+    if (onnx == m_onnx) return;
+    m_onnx = onnx;
+    updateGeometry();
+    update();
 }
 
 QString GraphLegend::entryToolTip(int entry) const {
@@ -58,7 +68,8 @@ QString GraphLegend::entryToolTip(int entry) const {
         case static_cast<int>(NodeStyle::Unchanged):
             return tr("No rule applies: dtypes pass through");
         case static_cast<int>(NodeStyle::Cast):
-            return tr("An inserted amp_cast; the badge names the dtype it casts to");
+            return m_onnx ? tr("An inserted Cast node; the badge names the dtype it casts to")
+                          : tr("An inserted amp_cast; the badge names the dtype it casts to");
         case static_cast<int>(NodeStyle::Multicast):
             return tr("An inserted amp_multicast: casts its inputs to a common dtype");
         case kExcludedEntry:
@@ -74,6 +85,10 @@ QList<GraphLegend::Entry> GraphLegend::layoutEntries() const {
     qreal x = kMargin;
     qreal y = kMargin;
     for (int i = 0; i < entryCount(); ++i) {
+        if (!entryShown(i)) {
+            entries.push_back(Entry{});  // nowhere: not painted, no tool tip
+            continue;
+        }
         const qreal textWidth = fm.horizontalAdvance(entryText(i));
         Entry e;
         e.swatch = QRectF(x, y + (rowHeight - kSwatchHeight) / 2, kSwatchWidth, kSwatchHeight);
@@ -93,7 +108,7 @@ QList<GraphLegend::Entry> GraphLegend::layoutEntries() const {
 QSize GraphLegend::sizeHint() const {
     QRectF all;
     for (const Entry& e : layoutEntries()) {
-        all |= e.area;
+        if (!e.area.isEmpty()) all |= e.area;
     }
     return QSize(static_cast<int>(std::ceil(all.right() + kMargin)),
                  static_cast<int>(std::ceil(all.bottom() + kMargin)));
@@ -106,6 +121,7 @@ void GraphLegend::paintEvent(QPaintEvent*) {
     const QList<Entry> entries = layoutEntries();
     for (int i = 0; i < entries.size(); ++i) {
         const Entry& e = entries[i];
+        if (!entryShown(i)) continue;
         const QRectF swatch = e.swatch.adjusted(1, 1, -1, -1);
         if (i == kExcludedEntry) {
             painter.setPen(QPen(style.excludedOutline, 1.4, Qt::DashLine));

@@ -18,6 +18,12 @@ public:
     // The entries: every NodeStyle in legend order, then "excluded".
     int entryCount() const;
     QString entryText(int entry) const;
+    // Whether entry is shown: an ONNX model's casts are Cast nodes, and it has no amp_multicast.
+    bool entryShown(int entry) const;
+
+    // Names the casts as the model's format does (amp_cast and amp_multicast for MXNet, Cast for ONNX).
+    void setOnnx(bool onnx);
+    bool onnx() const { return m_onnx; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override { return sizeHint(); }
@@ -36,4 +42,5 @@ private:
     QString entryToolTip(int entry) const;
 
     Qt::Orientation m_orientation;
+    bool m_onnx = false;
 };

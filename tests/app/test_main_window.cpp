@@ -28,6 +28,7 @@
 #include "graph_view.h"
 #include "main_window.h"
 #include "graph_comparison.h"
+#include "graph_legend.h"
 #include "node_error_box.h"
 #include "node_inspector.h"
 #include "precision_panel.h"
@@ -143,6 +144,17 @@ private slots:
         QVERIFY(window.workspace()->params());  // the initializers
         QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
         QCOMPARE(window.beforeView()->drawing().nodes.size(), 4);  // input, weight, bias, Conv
+        // Casts named as ONNX names them, in the counts and the legend; no amp_multicast.
+        QVERIFY2(window.countsText().contains(QStringLiteral(" Cast ")), qPrintable(window.countsText()));
+        QVERIFY(!window.countsText().contains(QStringLiteral("amp_")));
+        const GraphLegend* legend = window.comparison()->legend();
+        QCOMPARE(legend->entryText(static_cast<int>(NodeStyle::Cast)), QStringLiteral("Cast"));
+        QVERIFY(!legend->entryShown(static_cast<int>(NodeStyle::Multicast)));
+        // Back on an MXNet model, MXNet's names.
+        QVERIFY(window.openDemo());
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        QCOMPARE(legend->entryText(static_cast<int>(NodeStyle::Cast)), QStringLiteral("amp_cast"));
+        QVERIFY(legend->entryShown(static_cast<int>(NodeStyle::Multicast)));
     }
 
     void movingAnOpChangesTheConvertedViewAndUndoRestoresIt() {
