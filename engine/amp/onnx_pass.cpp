@@ -312,13 +312,18 @@ std::string checkerCannotJudge(const onnx::ModelProto& model) {
     return {};
 }
 
-// onnx::checker (full) and strict shape inference; the first failure's message, empty when both pass.
-std::string validationFailure(const onnx::ModelProto& model) {
+// onnx::checker (full); the failure's message, empty when it passes.
+std::string checkerFailure(const onnx::ModelProto& model) {
     try {
         onnx::checker::check_model(model);
     } catch (const std::exception& e) {
         return std::string("onnx::checker: ") + e.what();
     }
+    return {};
+}
+
+// Strict shape inference (check_type, error mode 1); the failure's message, empty when it passes.
+std::string inferenceFailure(const onnx::ModelProto& model) {
     try {
         // On an arena: the copy and the value_info inference adds are hundreds of thousands of
         // small messages, freed at once.
@@ -331,6 +336,12 @@ std::string validationFailure(const onnx::ModelProto& model) {
         return std::string("strict shape inference: ") + e.what();
     }
     return {};
+}
+
+// Both: the first failure's message, empty when both pass.
+std::string validationFailure(const onnx::ModelProto& model) {
+    std::string failure = checkerFailure(model);
+    return failure.empty() ? inferenceFailure(model) : failure;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1330,18 +1341,21 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
     model->externalDataOnSave = m_model.externalDataOnSave;  // saved as the original was
     const onnx::ModelProto& converted = model->proto;
 
-    // Validation: libonnx's checker and strict inference where it knows the IR and opsets, on the
-    // second core while the graph IR and the report are built (they only read the model).
+    // Validation: libonnx's checker and strict inference where it knows the IR and opsets. The
+    // inference, the longer of the two, on the second core from the start; the checker here once
+    // the graph IR and the report are built (all of them only read the model).
     const std::string cannotJudge = checkerCannotJudge(model->proto);
     std::future<std::string> validation;
     if (cannotJudge.empty()) {
-        validation = std::async(std::launch::async, [&proto = model->proto] { return validationFailure(proto); });
+        validation = std::async(std::launch::async, [&proto = model->proto] { return inferenceFailure(proto); });
     } else {
         m_warnings.push_back("onnx::checker and strict shape inference skipped: " + cannotJudge);
     }
     const auto judge = [&] {
         if (!validation.valid()) return;
-        const std::string failure = validation.get();
+        std::string failure = checkerFailure(model->proto);
+        const std::string inferred = validation.get();
+        if (failure.empty()) failure = inferred;
         if (failure.empty()) return;
         onnx::ModelProto original = m_model.proto;
         bool anyExternal = false;
