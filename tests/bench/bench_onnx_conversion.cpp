@@ -22,6 +22,7 @@
 #include "amp/converted_model.h"
 #include "amp/onnx_conversion.h"
 #include "bench_stats.h"
+#include "platform/process_heap_policy.h"
 #include "formats/model_file.h"
 #include "onnx_test_models.h"
 
@@ -188,6 +189,7 @@ Run spawn(const std::string& self, const fs::path& file, const std::string& dtyp
 }  // namespace
 
 int main(int argc, char** argv) {
+    applyLargeModelHeapPolicy();  // as ampstudio-cli and the GUI do
     if (argc == 4 && std::strcmp(argv[1], "--run") == 0) return runOnce(argv[2], argv[3]);
     int repeats = 5, resnetBlocks = 23;
     std::size_t nodes = 100000;
