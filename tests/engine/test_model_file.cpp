@@ -4,6 +4,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "formats/atomic_file.h"
@@ -37,6 +39,35 @@ void copyCheckpoint(const fs::path& dir) {
 class TestModelFile : public QObject {
     Q_OBJECT
 private slots:
+    // A streamed atomic write that fails (a writer's false and errno, or its exception) leaves the
+    // target as it was and no temporary beside it; one that succeeds replaces it whole.
+    void aFailedStreamedWriteLeavesTheTargetAsItWas() {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        const fs::path target = root / "model.onnx";
+        std::ofstream(target) << "old";
+        const auto entries = [&] { return std::distance(fs::directory_iterator(root), fs::directory_iterator()); };
+        try {
+            writeFileAtomically(target, [](int fd) {
+                writeAll(fd, bytesOf("partial"));
+                errno = ENOSPC;
+                return false;
+            });
+            QFAIL("no SaveError");
+        } catch (const SaveError& e) {
+            QVERIFY2(std::string(e.what()).find("writing") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find(std::strerror(ENOSPC)) != std::string::npos, e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, writeFileAtomically(target, [](int) -> bool {
+            throw std::runtime_error("the writer's own error");
+        }));
+        QCOMPARE(readAll(target), std::string("old"));
+        QCOMPARE(entries(), 1);
+        writeFileAtomically(target, [](int fd) { return writeAll(fd, bytesOf("new")); });
+        QCOMPARE(readAll(target), std::string("new"));
+        QCOMPARE(entries(), 1);
+    }
+
     void eitherHalfOpensTheCheckpoint_data() {
         QTest::addColumn<QString>("dropped");
         QTest::newRow("symbol") << "net-symbol.json";
