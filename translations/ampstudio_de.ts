@@ -915,6 +915,21 @@
 </context>
 <context>
     <name>NodeInspector</name>
+    <message>
+        <source>%1: %2 (%3)</source>
+        <translation>%1: %2 (%3)</translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more (see the report)</source>
+        <translation>
+            <numerusform>… und %n weiterer (siehe Bericht)</numerusform>
+            <numerusform>… und %n weitere (siehe Bericht)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Inside its bodies:</source>
+        <translation>In seinen Rümpfen:</translation>
+    </message>
     <message numerus="yes">
         <source>%n more</source>
         <translation>

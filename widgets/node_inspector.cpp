@@ -186,6 +186,27 @@ QString reasonText(const NodeDecision& d, const QString& role) {
     return {};
 }
 
+// An ONNX If / Loop / Scan node's body decisions (ConversionReport::bodyNodes), one line each, as
+// "then_branch/MatMul_0: float16 (MatMul is in target_dtype_ops ...)"; empty for any other node.
+QString bodyDecisionsText(const ConversionReport& report, const std::string& node) {
+    const std::string prefix = node + "/";
+    constexpr int kShown = 12;
+    QStringList lines;
+    int more = 0;
+    for (const NodeDecision& d : report.bodyNodes) {
+        if (!d.name.starts_with(prefix)) continue;
+        if (lines.size() == kShown) {
+            ++more;
+            continue;
+        }
+        lines << NodeInspector::tr("%1: %2 (%3)")
+                     .arg(qs(d.name.substr(prefix.size())), precisionText(d), reasonText(d, QString()));
+    }
+    if (lines.isEmpty()) return {};
+    if (more > 0) lines << NodeInspector::tr("… and %n more (see the report)", nullptr, more);
+    return NodeInspector::tr("Inside its bodies:") + QStringLiteral("\n") + lines.join(QStringLiteral("\n"));
+}
+
 QString castReason(const CastRecord& c) {
     if (c.op == "amp_multicast") {
         QStringList sources;
@@ -397,7 +418,11 @@ void NodeInspector::showPrecision(NodeId id) {
         const QString role = node.isVariable() ? roleText(m_index->role(id)) : QString();
         m_precision->setText(precisionText(*d));
         m_rule->setText(ruleText(*d));
-        m_reason->setText(breakable(reasonText(*d, role)));
+        QString reason = reasonText(*d, role);
+        if (const QString bodies = bodyDecisionsText(*report, node.name); !bodies.isEmpty()) {
+            reason += QStringLiteral("\n") + bodies;
+        }
+        m_reason->setText(breakable(reason));
         return;
     }
     // No conversion (or a node it does not know): what the file itself says.

@@ -143,19 +143,23 @@ std::string ConversionReport::toJson() const {
         doc["mxnet_1_9_1"] = std::move(mxnet);
     }
 
-    Json nodeArray = Json::array();
-    for (const NodeDecision& n : nodes) {
-        Json item;
-        item["name"] = std::string(n.name);
-        // A variable's op as the symbol JSON spells it.
-        item["op"] = n.op.empty() ? std::string("null") : std::string(n.op);
-        item["precision"] = n.precisionName();
-        item["dtype"] = n.dtype == DType::Unknown ? Json(nullptr) : Json(std::string(dtypeName(n.dtype)));
-        item["rule"] = std::string(decisionRuleName(n.rule));
-        item["reason"] = n.reason();
-        nodeArray.push_back(std::move(item));
-    }
-    doc["nodes"] = std::move(nodeArray);
+    const auto decisions = [](const std::vector<NodeDecision>& list) {
+        Json array = Json::array();
+        for (const NodeDecision& n : list) {
+            Json item;
+            item["name"] = std::string(n.name);
+            // A variable's op as the symbol JSON spells it.
+            item["op"] = n.op.empty() ? std::string("null") : std::string(n.op);
+            item["precision"] = n.precisionName();
+            item["dtype"] = n.dtype == DType::Unknown ? Json(nullptr) : Json(std::string(dtypeName(n.dtype)));
+            item["rule"] = std::string(decisionRuleName(n.rule));
+            item["reason"] = n.reason();
+            array.push_back(std::move(item));
+        }
+        return array;
+    };
+    doc["nodes"] = decisions(nodes);
+    if (!bodyNodes.empty()) doc["body_nodes"] = decisions(bodyNodes);
 
     Json castArray = Json::array();
     for (const CastRecord& c : casts) {

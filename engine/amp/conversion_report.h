@@ -114,6 +114,10 @@ struct ConversionReport {
     ConversionMode mode = ConversionMode::Typed;
     DType targetDtype = DType::F16;
     std::vector<NodeDecision> nodes;  // one per original node, in original order
+    // ONNX models: the decisions inside If / Loop / Scan bodies, which are no nodes of the Graph IR,
+    // in the order the pass walked them; each named by its place, "<node>/<attribute>/<body node>"
+    // ("then_branch", "body"; nested bodies nest; a GRAPHS attribute's entry as "<attribute>[i]").
+    std::vector<NodeDecision> bodyNodes;
     std::vector<CastRecord> casts;    // in creation order
     // Owns what the views in `nodes` and `casts` point into; shared by copies of the report.
     std::shared_ptr<const ReportStorage> storage;

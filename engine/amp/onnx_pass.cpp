@@ -217,6 +217,7 @@ struct Scope {
     std::unordered_map<std::string, ValueState> values;
     std::unordered_map<std::string, std::string> casts;  // name + '\n' + type -> cast output
     std::vector<int32_t> outputTypes;  // a body's outputs in the original model, once walked
+    std::string path;                  // a body's place, "<node>/<attribute>/", for the report
 
     const ValueState* find(const std::string& name) const {
         for (const Scope* s = this; s; s = s->parent) {
@@ -477,6 +478,11 @@ private:
     // For the report: per main-graph node (index in the file) its outcome; main-graph casts in
     // creation order (node name, source value, type); warnings.
     std::vector<NodeOutcome> m_outcomes;
+    struct BodyOutcome {
+        std::string name, op;
+        NodeOutcome outcome;
+    };
+    std::vector<BodyOutcome> m_bodyOutcomes;  // the nodes of If / Loop / Scan bodies, in walk order
     struct CastMade {
         std::string name, source;
         int32_t to;
@@ -735,8 +741,9 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
     int bodyNodes = 0;
     for (int a = 0; a < node.attribute_size(); ++a) {
         AttributeProto& attr = *node.mutable_attribute(a);
-        const auto convertBody = [&](GraphProto& body) {
+        const auto convertBody = [&](GraphProto& body, int g) {
             Scope inner;
+            inner.path = scope.path + (irName.empty() ? node.op_type() : irName) + "/" + attr.name() + (g >= 0 ? "[" + std::to_string(g) + "]" : "") + "/";
             inner.parent = &scope;
             inner.graph = &body;
             convertGraph(inner, false, interfaceTypes);
@@ -748,8 +755,8 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
                 if (originalOut[o] == kUnknown && from < inner.outputTypes.size()) originalOut[o] = inner.outputTypes[from];
             }
         };
-        if (attr.has_g()) convertBody(*attr.mutable_g());
-        for (int g = 0; g < attr.graphs_size(); ++g) convertBody(*attr.mutable_graphs(g));
+        if (attr.has_g()) convertBody(*attr.mutable_g(), -1);
+        for (int g = 0; g < attr.graphs_size(); ++g) convertBody(*attr.mutable_graphs(g), g);
     }
     if (isLoop || isScan) {
         // Carried values and states leave with the types they came in with.
@@ -910,7 +917,13 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
         if (main && node.name() != irName) node.set_name(irName);
         NodeOutcome outcome = convertNode(scope, node, irName, emitted);
         if (constant) constant->index = static_cast<int>(emitted.size());  // after the casts emitted before it
-        if (main) m_outcomes[static_cast<std::size_t>(p)] = std::move(outcome);
+        if (main) {
+            m_outcomes[static_cast<std::size_t>(p)] = std::move(outcome);
+        } else {
+            // (An unnamed body node is named for the report as the IR names nodes: op and place.)
+            const std::string name = irName.empty() ? node.op_type() + "_" + std::to_string(p) : irName;
+            m_bodyOutcomes.push_back({scope.path + name, opKey(node), std::move(outcome)});
+        }
         emitted.push_back(std::move(nodes[static_cast<std::size_t>(p)]));
     }
     for (auto& node : emitted) graph.mutable_node()->AddAllocated(node.release());
@@ -1505,6 +1518,17 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
     m_clock.mark("report (and the checks beside it)");
     report.warnings = m_warnings;
     report.unmatchableListEntries = unmatchableOnnxEntries(m_options.lists);
+    report.bodyNodes.reserve(m_bodyOutcomes.size());
+    for (const BodyOutcome& b : m_bodyOutcomes) {
+        NodeDecision d;
+        d.name = storage->keep(b.name);
+        d.op = storage->keep(b.op);
+        d.precision = b.outcome.precision;
+        d.rule = b.outcome.rule;
+        d.dtype = dtypeFromOnnx(b.outcome.dtype).value_or(DType::Unknown);
+        d.detail = storage->keep(b.outcome.detail);
+        report.bodyNodes.push_back(d);
+    }
     report.storage = std::move(storage);
     result.source = std::move(model);
 }

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <unordered_set>
 
 #include "amp/converted_model.h"
@@ -451,6 +452,17 @@ private slots:
         QCOMPARE(loopBody.output(1).type().tensor_type().elem_type(), F32);
         QCOMPARE(castTo(*producerOf(loopBody, loopBody.output(1).name())), int64_t{F32});
         QVERIFY(result.report.nodes.size() == documentOf(model).graph->size());
+        // Every body node's decision is in the report, named by its place.
+        std::map<std::string, std::string> bodies;
+        for (const NodeDecision& d : result.report.bodyNodes) bodies[std::string(d.name)] = d.precisionName();
+        const std::map<std::string, std::string> expected{{"branch/then_branch/then_mm", "float16"},
+                                                          {"branch/else_branch/else_add", "float32"},  // widest of float16 A, float32 X
+                                                          {"loop/body/keep", "unchanged"},
+                                                          {"loop/body/body_mm", "float16"}};
+        QCOMPARE(bodies, expected);
+        const std::string json = result.report.toJson();
+        QVERIFY(json.find("\"body_nodes\"") != std::string::npos);
+        QVERIFY(json.find("loop/body/body_mm") != std::string::npos);
     }
 
     // Nodes stored in reverse: the converted model is topologically sorted and names them as the IR does.

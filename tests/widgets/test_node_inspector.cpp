@@ -145,6 +145,30 @@ private slots:
         QCOMPARE(text(*m_inspector, "operator"), QStringLiteral("variable (parameter)"));
     }
 
+    // An ONNX Loop: its reason goes on to the decisions inside its body (ConversionReport::bodyNodes).
+    void bodyDecisionsOfAnOnnxLoop() {
+        auto graph = std::make_shared<Graph>();
+        Node x;
+        x.name = "x";
+        Node loop;
+        loop.op = "Loop";
+        loop.name = "loop";
+        loop.inputs.push_back({0, 0, 0});
+        graph->nodes = {x, loop};
+        graph->heads.push_back({1, 0, 0});
+        auto report = std::make_shared<ConversionReport>();
+        report->nodes = {NodeDecision{"x", "", NodePrecision::Variable, DecisionRule::Variable, DType::F32, ""},
+                         NodeDecision{"loop", "Loop", NodePrecision::Unchanged, DecisionRule::NoList, DType::F32, ""}};
+        report->bodyNodes = {
+            NodeDecision{"loop/body/mm", "MatMul", NodePrecision::Target, DecisionRule::TargetList, DType::F16, ""},
+            NodeDecision{"loopy/body/other", "Exp", NodePrecision::Float32, DecisionRule::Fp32List, DType::F32, ""}};
+        m_inspector->showNode(graph, report, 1);
+        const QString reason = text(*m_inspector, "reason");
+        QVERIFY2(reason.contains(QStringLiteral("Inside its bodies:")), qPrintable(reason));
+        QVERIFY2(reason.contains(QStringLiteral("body/mm: float16 (MatMul is in target_dtype_ops")), qPrintable(reason));
+        QVERIFY2(!reason.contains(QStringLiteral("other")), qPrintable(reason));  // another node's body
+    }
+
     void cast() {
         m_inspector->showNode(m_mlp.after, m_mlp.report,
                               indexOf(*m_mlp.after, "fc1_weight_amp_cast_float16"));
