@@ -163,6 +163,7 @@ private slots:
             NodeDecision{"loop/body/mm", "MatMul", NodePrecision::Target, DecisionRule::TargetList, DType::F16, ""},
             NodeDecision{"loopy/body/other", "Exp", NodePrecision::Float32, DecisionRule::Fp32List, DType::F32, ""}};
         m_inspector->showNode(graph, report, 1);
+        savePng(*m_inspector, "inspector-onnx-loop");
         const QString reason = text(*m_inspector, "reason");
         QVERIFY2(reason.contains(QStringLiteral("Inside its bodies:")), qPrintable(reason));
         QVERIFY2(reason.contains(QStringLiteral("body/mm: float16 (MatMul is in target_dtype_ops")), qPrintable(reason));
