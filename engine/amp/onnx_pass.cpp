@@ -433,7 +433,7 @@ private:
     // --- the walk ---
     void convertGraph(Scope& scope, bool main, const std::vector<int32_t>& interfaceTypes = {});
     NodeOutcome convertNode(Scope& scope, NodeProto& node, const std::string& irName, NodeList& emitted);
-    const SchemaFacts* schemaOf(const NodeProto& node);
+    const SchemaFacts* schemaOf(const NodeProto& node, const std::string& key);
     std::vector<int32_t> originalOutputTypes(const Scope& scope, const NodeProto& node, const SchemaFacts* facts,
                                              const std::vector<int32_t>& inputTypes);
     bool targetAllowed(const TypeVar& var) const {
@@ -497,8 +497,8 @@ private:
     PhaseClock m_clock;
 };
 
-const SchemaFacts* OnnxPass::schemaOf(const NodeProto& node) {
-    const std::string key = opKey(node);
+// `key` is opKey(node).
+const SchemaFacts* OnnxPass::schemaOf(const NodeProto& node, const std::string& key) {
     auto it = m_schemas.find(key);
     if (it == m_schemas.end()) {
         const std::string domain = isDefaultDomain(node.domain()) ? std::string() : node.domain();
@@ -647,7 +647,7 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
                     : wantWidest ? NodePrecision::Widest
                                  : NodePrecision::Unchanged;
 
-    const SchemaFacts* facts = schemaOf(node);
+    const SchemaFacts* facts = schemaOf(node, key);
     std::vector<int32_t> inputTypes(static_cast<std::size_t>(node.input_size()), kUnknown);
     for (int i = 0; i < node.input_size(); ++i) {
         if (!node.input(i).empty()) inputTypes[static_cast<std::size_t>(i)] = scope.originalType(node.input(i));
@@ -1194,7 +1194,7 @@ ConversionResult OnnxPass::run() {
     {
         NodeProto probe;
         probe.set_op_type("Cast");
-        const SchemaFacts* cast = schemaOf(probe);
+        const SchemaFacts* cast = schemaOf(probe, opKey(probe));
         m_castToTarget = false;
         if (cast && cast->schema->since_version() >= 6 && !cast->outputs.empty() && cast->outputs[0].var >= 0) {
             const TypeVar& to = cast->vars[static_cast<std::size_t>(cast->outputs[0].var)];
@@ -1393,8 +1393,8 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
     OnnxGraphImport imported = importOnnxGraph(model->proto.graph(), "the converted ONNX model");
     imported.graph.attrs = m_model.graph->attrs;
     model->protoNodeOf = std::move(imported.protoNodeOf);
-    model->graph = std::make_shared<const Graph>(std::move(imported.graph));
-    result.graph = *model->graph;
+    result.graph = std::move(imported.graph);
+    model->graphDigest = onnxGraphDigest(result.graph);  // (the result holds the graph itself)
     m_clock.mark("graph IR of the result");
 
     // Where each original value came from (IR node name and output).
@@ -1540,6 +1540,7 @@ bool isOnnxSource(const FormatSource* source) { return dynamic_cast<const OnnxMo
 ConversionResult convertOnnxModel(const FormatSource& source, const ConversionOptions& options) {
     const auto* model = dynamic_cast<const OnnxModel*>(&source);
     if (!model) throw ConversionError("not an ONNX model");
+    if (!model->graph) throw ConversionError("an ONNX model is converted as it was read, not as converted");
     if (options.mode == ConversionMode::Classic) {
         throw ConversionError("classic mode is MXNet 1.6's pass over MXNet graphs; ONNX models convert in typed mode");
     }

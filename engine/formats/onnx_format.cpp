@@ -157,6 +157,9 @@ const OnnxModel* onnxModelOf(const ModelDocument& document) {
 
 namespace {
 
+// The graph `model` was written from, as far as a save can tell.
+bool isModelsGraph(const Graph& graph, const OnnxModel& model);
+
 bool sameGraph(const Graph& a, const Graph& b) {
     if (a.size() != b.size() || a.heads != b.heads) return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -168,6 +171,10 @@ bool sameGraph(const Graph& a, const Graph& b) {
         }
     }
     return true;
+}
+
+bool isModelsGraph(const Graph& graph, const OnnxModel& model) {
+    return model.graph ? sameGraph(graph, *model.graph) : onnxGraphDigest(graph) == model.graphDigest;
 }
 
 }  // namespace
@@ -274,8 +281,46 @@ void checkInlineSize(const onnx::ModelProto& message) {
 
 }  // namespace
 
+uint64_t onnxGraphDigest(const Graph& graph) {
+    // FNV-1a over every field sameGraph compares, each delimited.
+    uint64_t h = 1469598103934665603ull;
+    const auto bytes = [&](const void* data, std::size_t n) {
+        const auto* p = static_cast<const unsigned char*>(data);
+        for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    };
+    const auto text = [&](const std::string& t) {
+        const uint64_t n = t.size();
+        bytes(&n, sizeof n);
+        bytes(t.data(), t.size());
+    };
+    const auto entry = [&](const NodeEntry& e) {
+        bytes(&e.node, sizeof e.node);
+        bytes(&e.index, sizeof e.index);
+        bytes(&e.version, sizeof e.version);
+    };
+    const uint64_t count = graph.size();
+    bytes(&count, sizeof count);
+    for (const Node& n : graph.nodes) {
+        text(n.op);
+        text(n.name);
+        bytes(&n.numOutputs, sizeof n.numOutputs);
+        const uint64_t inputs = n.inputs.size(), deps = n.controlDeps.size(), attrs = n.attrs.size();
+        bytes(&inputs, sizeof inputs);
+        for (const NodeEntry& e : n.inputs) entry(e);
+        bytes(&deps, sizeof deps);
+        for (const NodeId d : n.controlDeps) bytes(&d, sizeof d);
+        bytes(&attrs, sizeof attrs);
+        for (const auto& [key, value] : n.attrs) {
+            text(key);
+            text(value);
+        }
+    }
+    for (const NodeEntry& e : graph.heads) entry(e);
+    return h;
+}
+
 std::string serializeOnnxModel(const OnnxModel& model, const Graph& graph, const NDArrayList* params) {
-    if (!sameGraph(graph, *model.graph)) {
+    if (!isModelsGraph(graph, model)) {
         throw SaveError("writing a changed ONNX graph is not supported: only the model as read, or as converted");
     }
     const InitializerSources sources = sourcesOf(model, params);
@@ -292,7 +337,7 @@ std::string serializeOnnxModel(const OnnxModel& model, const Graph& graph, const
 
 bool writeOnnxModel(const OnnxModel& model, const Graph& graph, const NDArrayList* params, const fs::path& modelFile,
                     const fs::path& dataFile, std::size_t inlineLimit) {
-    if (!sameGraph(graph, *model.graph)) {
+    if (!isModelsGraph(graph, model)) {
         throw SaveError("writing a changed ONNX graph is not supported: only the model as read, or as converted");
     }
     const InitializerSources sources = sourcesOf(model, params);

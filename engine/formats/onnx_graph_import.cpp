@@ -224,12 +224,18 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
     std::vector<std::vector<int>> consumers(static_cast<std::size_t>(count));
     std::vector<int> pending(static_cast<std::size_t>(count), 0);
     std::vector<int> producers;
+    // The sources of every node's non-empty inputs, node after node: looked up once.
+    std::vector<Source> inputSources;
+    std::vector<std::size_t> inputsBegin(static_cast<std::size_t>(count) + 1, 0);
+    inputSources.reserve(static_cast<std::size_t>(count) * 2);
     for (int p = 0; p < count; ++p) {
         const NodeProto& node = proto.node(p);
         producers.clear();
+        inputsBegin[static_cast<std::size_t>(p)] = inputSources.size();
         for (const std::string& name : node.input()) {
             if (name.empty()) continue;
             const Source& source = sourceOf(name, [&] { return nodePlace(node, p); });
+            inputSources.push_back(source);
             if (!source.variable) producers.push_back(source.index);
         }
         const bool hasBodies = std::any_of(node.attribute().begin(), node.attribute().end(), [](const AttributeProto& a) {
@@ -256,6 +262,7 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
         }
         pending[static_cast<std::size_t>(p)] = static_cast<int>(producers.size());
     }
+    inputsBegin[static_cast<std::size_t>(count)] = inputSources.size();
     const std::vector<int> order = earliestFirstOrder(consumers, pending);
     if (order.size() != static_cast<std::size_t>(count)) {
         std::vector<char> placed(static_cast<std::size_t>(count), 0);
@@ -307,10 +314,10 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
         node.op = opOf(proto_node);
         node.name = std::move(names[static_cast<std::size_t>(p)]);
         node.numOutputs = static_cast<uint32_t>(proto_node.output_size());
-        node.inputs.reserve(static_cast<std::size_t>(proto_node.input_size()));
-        for (const std::string& input : proto_node.input()) {
-            if (!input.empty()) node.inputs.push_back(entryOf(sources.at(std::string_view(input))));
-        }
+        const std::size_t begin = inputsBegin[static_cast<std::size_t>(p)];
+        const std::size_t end = inputsBegin[static_cast<std::size_t>(p) + 1];
+        node.inputs.reserve(end - begin);
+        for (std::size_t k = begin; k < end; ++k) node.inputs.push_back(entryOf(inputSources[k]));
         for (const Source& s : captured[static_cast<std::size_t>(p)]) node.controlDeps.push_back(entryOf(s).node);
         std::sort(node.controlDeps.begin(), node.controlDeps.end());
         node.controlDeps.erase(std::unique(node.controlDeps.begin(), node.controlDeps.end()), node.controlDeps.end());

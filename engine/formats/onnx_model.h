@@ -29,9 +29,16 @@ struct OnnxModel final : FormatSource {
     bool externalDataOnSave = false;
     // Graph node id -> index into proto.graph().node(); -1 for a variable (graph input, initializer).
     std::vector<int> protoNodeOf;
-    // The graph made from the proto: a save compares the graph it is given with this one.
+    // The graph made from the proto: a save compares the graph it is given with this one. A
+    // converted model, whose graph its ConversionResult holds, keeps only graphDigest of it instead
+    // (a second copy of a 100k-node graph costs more than the conversion's own walk).
     std::shared_ptr<const Graph> graph;
+    uint64_t graphDigest = 0;
 };
+
+// A digest of everything a save compares of a graph (ops, names, inputs, outputs, control
+// dependencies, attributes, heads): OnnxModel::graphDigest.
+uint64_t onnxGraphDigest(const Graph& graph);
 
 // The document's ONNX model, or nullptr when it came from another format.
 const OnnxModel* onnxModelOf(const ModelDocument& document);

@@ -603,6 +603,11 @@ private slots:
         QCOMPARE(again.graph->size(), result.graph.size());
         QVERIFY_THROWS_EXCEPTION(SaveError, saveConvertedModel((fs::path(dir.path().toStdString()) / "net").string(), result,
                                                                DType::F16, document));
+        // The converted model is written only with the graph it was converted to.
+        ConversionResult changed = result;
+        changed.graph.nodes.back().name += "_edited";
+        QVERIFY_THROWS_EXCEPTION(SaveError, saveConvertedModel(prefix + "-edited", changed, DType::F16, document));
+        QVERIFY(!fs::exists(prefix + "-edited.onnx"));
         // Classic mode is MXNet's: a clear error.
         options.mode = ConversionMode::Classic;
         QVERIFY_THROWS_EXCEPTION(ConversionError, convertOnnxModel(*document.source, options));
