@@ -36,6 +36,7 @@
 #include <future>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -313,24 +314,69 @@ std::string checkerCannotJudge(const onnx::ModelProto& model) {
     return {};
 }
 
+// libonnx 1.12's convolution shape inference indexes the weight's dims by the input's rank without
+// checking that the two agree: a ConvInteger reading a rank-3 input and a rank-4 weight (which the
+// checker accepts) reads past the end and crashes (the fuzzer found it). Later ONNX checks the ranks;
+// this puts that check in front of each convolution schema's inference function, once per process.
+void guardConvolutionInference() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const std::pair<const char*, std::size_t> convolutions[] = {
+            {"Conv", 1}, {"ConvInteger", 1}, {"ConvTranspose", 1}, {"QLinearConv", 3}};
+        const int newest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second;
+        std::unordered_set<const onnx::OpSchema*> guarded;
+        for (const auto& [name, weight] : convolutions) {
+            for (int version = 1; version <= newest; ++version) {
+                const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(name, version, "");
+                if (!schema || !guarded.insert(schema).second) continue;
+                onnx::InferenceFunction original = schema->GetTypeAndShapeInferenceFunction();
+                const std::string op = name;
+                const std::size_t w = weight;
+                // (The registry's schemas are const to its readers; this process is its only writer.)
+                const_cast<onnx::OpSchema*>(schema)->TypeAndShapeInferenceFunction(
+                    [original, op, w](onnx::InferenceContext& ctx) {
+                        const onnx::TypeProto* x = ctx.getNumInputs() > 0 ? ctx.getInputType(0) : nullptr;
+                        const onnx::TypeProto* k = ctx.getNumInputs() > w ? ctx.getInputType(w) : nullptr;
+                        const auto rank = [](const onnx::TypeProto* t) {
+                            return t && t->has_tensor_type() && t->tensor_type().has_shape()
+                                       ? t->tensor_type().shape().dim_size()
+                                       : -1;
+                        };
+                        if (rank(x) >= 0 && rank(k) >= 0 && rank(x) != rank(k)) {
+                            fail_shape_inference(op, ": the input's rank (", rank(x), ") differs from the weight's (",
+                                                 rank(k), ")");
+                        }
+                        if (original) original(ctx);
+                    });
+            }
+        }
+    });
+}
+
 // onnx::checker (full); the failure's message, empty when it passes.
 std::string checkerFailure(const onnx::ModelProto& model) {
     try {
         onnx::checker::check_model(model);
     } catch (const std::exception& e) {
         return std::string("onnx::checker: ") + e.what();
+    } catch (...) {
+        return "onnx::checker: an unknown error";
     }
     return {};
 }
 
 // Strict shape inference (check_type, error mode 1); the failure's message, empty when it passes.
-std::string inferenceFailure(const onnx::ModelProto& model) {
+// It runs only once `checked` says the checker passed: libonnx's inference functions assume a model
+// the checker accepted (Scan-9's dereferences a body a malformed Scan lacks: the fuzzer found it),
+// so a model it refuses is never inferred; the copy to infer on is made meanwhile.
+std::string inferenceFailure(const onnx::ModelProto& model, std::shared_future<bool> checked) {
     try {
         // On an arena: the copy and the value_info inference adds are hundreds of thousands of
         // small messages, freed at once.
         google::protobuf::Arena arena;
         auto* skeleton = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
         copyWithoutInitializerData(model, kShapeInputBytes, *skeleton);
+        if (!checked.get()) return {};  // (the checker's failure is the verdict)
         onnx::shape_inference::InferShapes(*skeleton, onnx::OpSchemaRegistry::Instance(),
                                            onnx::ShapeInferenceOptions{true, 1, false});
     } catch (const std::exception& e) {
@@ -342,7 +388,10 @@ std::string inferenceFailure(const onnx::ModelProto& model) {
 // Both: the first failure's message, empty when both pass.
 std::string validationFailure(const onnx::ModelProto& model) {
     std::string failure = checkerFailure(model);
-    return failure.empty() ? inferenceFailure(model) : failure;
+    if (!failure.empty()) return failure;
+    std::promise<bool> passed;
+    passed.set_value(true);
+    return inferenceFailure(model, passed.get_future().share());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -594,6 +643,9 @@ std::vector<int32_t> OnnxPass::originalOutputTypes(const Scope& scope, const Nod
     if (missing && facts && !hasBodies) {
         ElementTypeContext context(node, inputTypes);
         try {
+            // Inference functions assume a node its schema accepts (attributes, input counts):
+            // one it refuses keeps its output types unknown.
+            facts->schema->Verify(node);
             facts->schema->GetTypeAndShapeInferenceFunction()(context);
         } catch (const std::exception&) {
             // Whatever it found before it stopped still counts; the rest stays unknown.
@@ -1355,18 +1407,24 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
     const onnx::ModelProto& converted = model->proto;
 
     // Validation: libonnx's checker and strict inference where it knows the IR and opsets. The
-    // inference, the longer of the two, on the second core from the start; the checker here once
-    // the graph IR and the report are built (all of them only read the model).
+    // checker here first; the inference, the longer of the two, on the second core once it passed,
+    // beside the graph IR and the report (all of them only read the model).
     const std::string cannotJudge = checkerCannotJudge(model->proto);
     std::future<std::string> validation;
+    std::string checkerVerdict;
     if (cannotJudge.empty()) {
-        validation = std::async(std::launch::async, [&proto = model->proto] { return inferenceFailure(proto); });
+        std::promise<bool> checked;
+        validation = std::async(std::launch::async, [&proto = model->proto, c = checked.get_future().share()] {
+            return inferenceFailure(proto, c);
+        });
+        checkerVerdict = checkerFailure(model->proto);  // (catches everything: the promise is always kept)
+        checked.set_value(checkerVerdict.empty());
     } else {
         m_warnings.push_back("onnx::checker and strict shape inference skipped: " + cannotJudge);
     }
     const auto judge = [&] {
         if (!validation.valid()) return;
-        std::string failure = checkerFailure(model->proto);
+        std::string failure = checkerVerdict;
         const std::string inferred = validation.get();
         if (failure.empty()) failure = inferred;
         if (failure.empty()) return;
@@ -1545,6 +1603,7 @@ ConversionResult convertOnnxModel(const FormatSource& source, const ConversionOp
         throw ConversionError("classic mode is MXNet 1.6's pass over MXNet graphs; ONNX models convert in typed mode");
     }
     amp_detail::checkListsAndTarget(options);
+    guardConvolutionInference();
     try {
         OnnxPass pass(*model, options);
         return pass.run();

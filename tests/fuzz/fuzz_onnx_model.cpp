@@ -1,6 +1,8 @@
-// libFuzzer target for the ONNX reader: hostile bytes give a document or a LoadError, never a crash,
-// a hang or a huge allocation; and whatever it accepts, the writer writes and the reader reads back
-// as the same graph, and a second write is byte-identical to the first.
+// libFuzzer target for the ONNX reader and the ONNX conversion pass: hostile bytes give a document or
+// a LoadError, never a crash, a hang or a huge allocation; whatever it accepts, the writer writes and
+// the reader reads back as the same graph, and a second write is byte-identical to the first; and the
+// pass converts it to float16 and to bfloat16 or refuses with a ConversionError, and what it calls
+// valid the writer writes and the reader reads back.
 // Run: fuzz_onnx_model WORK_DIR /usr/share/libonnx-testdata/data/simple -max_total_time=120 -timeout=5
 //      -rss_limit_mb=2048 -malloc_limit_mb=512   (the seed folder holds model.onnx files, read as they are)
 #include <cstdint>
@@ -10,6 +12,8 @@
 #include <span>
 #include <string>
 
+#include "amp/conversion.h"
+#include "amp/onnx_conversion.h"
 #include "formats/load_error.h"
 #include "formats/model_file.h"
 #include "formats/onnx_model.h"
@@ -64,6 +68,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (serializeOnnxModel(*onnxModelOf(reread), *reread.graph, reread.params.get()) != written) {
         fail("the second write differs from the first");
+    }
+    for (const DType target : {DType::F16, DType::BF16}) {
+        ConversionOptions options;
+        options.lists = AmpLists::defaults(target, OpSet::Onnx);
+        ConversionResult result;
+        try {
+            result = convertOnnxModel(*model, options);
+        } catch (const ConversionError&) {
+            continue;
+        } catch (const std::exception& e) {
+            fail("the pass threw what is no ConversionError:", e.what());
+        }
+        if (!result.report.dtypeCheck.passed) continue;  // never saved
+        const auto* converted = dynamic_cast<const OnnxModel*>(result.source.get());
+        if (!converted) fail("no converted ONNX model");
+        std::string bytes;
+        try {
+            bytes = serializeOnnxModel(*converted, result.graph, nullptr);
+        } catch (const std::exception& e) {
+            fail("the writer rejected a converted model:", e.what());
+        }
+        try {
+            parseModel(ModelFormat::Onnx, std::as_bytes(std::span(bytes.data(), bytes.size())), {}, "converted");
+        } catch (const LoadError& e) {
+            fail("the reader rejected a converted model:", e.what());
+        }
     }
     return 0;
 }
