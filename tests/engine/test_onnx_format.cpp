@@ -103,10 +103,8 @@ std::vector<std::string> opsOf(const Graph& graph) {
     return ops;
 }
 
-// The model with W as external data in `location`, `length` bytes at `offset` (negative: no entry).
-onnx::ModelProto withExternalW(const std::string& location, int64_t offset, int64_t length) {
-    onnx::ModelProto model = mlp();
-    onnx::TensorProto* w = model.mutable_graph()->mutable_initializer(0);
+// `w` as external data in `location`, `length` bytes at `offset` (negative: no entry).
+void makeExternal(onnx::TensorProto* w, const std::string& location, int64_t offset, int64_t length) {
     w->clear_raw_data();
     w->set_data_location(onnx::TensorProto::EXTERNAL);
     const auto entry = [&](const std::string& key, const std::string& value) {
@@ -117,6 +115,23 @@ onnx::ModelProto withExternalW(const std::string& location, int64_t offset, int6
     entry("location", location);
     if (offset >= 0) entry("offset", std::to_string(offset));
     if (length >= 0) entry("length", std::to_string(length));
+}
+
+// The model with W as external data (see makeExternal).
+onnx::ModelProto withExternalW(const std::string& location, int64_t offset, int64_t length) {
+    onnx::ModelProto model = mlp();
+    makeExternal(model.mutable_graph()->mutable_initializer(0), location, offset, length);
+    return model;
+}
+
+// The model with W [4, 1024] (16 KiB, over the 1 KiB a save puts in a side file) holding `values`.
+onnx::ModelProto withLargeW(const std::vector<float>& values) {
+    onnx::ModelProto model = mlp();
+    onnx::TensorProto* w = model.mutable_graph()->mutable_initializer(0);
+    w->clear_dims();
+    w->add_dims(4);
+    w->add_dims(1024);
+    w->set_raw_data(rawOf(values));
     return model;
 }
 
@@ -342,19 +357,9 @@ private slots:
     void aModelWithExternalDataIsSavedWithExternalData() {
         QTemporaryDir dir;
         const fs::path root = dir.path().toStdString();
-        onnx::ModelProto model = mlp();
-        onnx::TensorProto* w = model.mutable_graph()->mutable_initializer(0);
-        w->clear_dims();
-        w->add_dims(4);
-        w->add_dims(1024);
         const std::vector<float> values = iota(4096, 0.5f);
-        w->clear_raw_data();
-        w->set_data_location(onnx::TensorProto::EXTERNAL);
-        for (const auto& [key, value] : {std::pair<std::string, std::string>{"location", "out.onnx.data"}, {"offset", "0"}}) {
-            auto* e = w->add_external_data();
-            e->set_key(key);
-            e->set_value(value);
-        }
+        onnx::ModelProto model = withLargeW(values);
+        makeExternal(model.mutable_graph()->mutable_initializer(0), "out.onnx.data", 0, -1);
         std::ofstream(root / "out.onnx.data", std::ios::binary) << rawOf(values);
         // (The model's graph reads W [4, 3]; a [4, 1024] W is fine for the format, not for a runtime.)
         writeModel(root / "in.onnx", model);
@@ -395,13 +400,7 @@ private slots:
     void aModelOverTheInlineLimitIsSavedWithExternalData() {
         QTemporaryDir dir;
         const fs::path root = dir.path().toStdString();
-        onnx::ModelProto model = mlp();
-        onnx::TensorProto* w = model.mutable_graph()->mutable_initializer(0);
-        w->clear_dims();
-        w->add_dims(4);
-        w->add_dims(1024);
-        w->set_raw_data(rawOf(iota(4096, 2.0f)));
-        writeModel(root / "net.onnx", model);
+        writeModel(root / "net.onnx", withLargeW(iota(4096, 2.0f)));
         const ModelDocument document = openModelFile(root / "net.onnx");
         const OnnxModel& onnx = *onnxModelOf(document);
         QVERIFY(!writeOnnxModel(onnx, *document.graph, nullptr, root / "one.onnx", root / "one.onnx.data"));
