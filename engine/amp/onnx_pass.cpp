@@ -522,7 +522,7 @@ private:
     // The main graph's initializers whose bytes the copy left out (m_converted has no raw_data for
     // them until settleFlexibles converts or copies it), and which of them were external.
     std::vector<char> m_dataLeftOut;
-    std::vector<int> m_externalIndex;  // per initializer: index into m_model.externalData, or -1
+    std::vector<const std::vector<std::byte>*> m_externalData;  // per initializer: its external bytes, or null
 
     // For the report: per main-graph node (index in the file) its outcome; main-graph casts in
     // creation order (node name, source value, type); warnings.
@@ -999,10 +999,8 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
 // The float32 bytes of main-graph initializer `index` in the original (raw or external); empty
 // when it keeps them in float_data.
 std::string_view OnnxPass::initializerBytes(int index) const {
-    const int external = m_externalIndex[static_cast<std::size_t>(index)];
-    if (external >= 0) {
-        const std::vector<std::byte>& data = m_model.externalData[static_cast<std::size_t>(external)];
-        return {reinterpret_cast<const char*>(data.data()), data.size()};
+    if (const std::vector<std::byte>* data = m_externalData[static_cast<std::size_t>(index)]) {
+        return {reinterpret_cast<const char*>(data->data()), data->size()};
     }
     return m_model.proto.graph().initializer(index).raw_data();
 }
@@ -1213,32 +1211,22 @@ ConversionResult OnnxPass::run() {
     m_converted = copyWithoutInitializerData(m_model.proto, kShapeInputBytes);
     {
         const GraphProto& from = m_model.proto.graph();
+        m_externalData = initializerExternalData(m_model);
         m_dataLeftOut.assign(static_cast<std::size_t>(from.initializer_size()), 0);
-        m_externalIndex.assign(static_cast<std::size_t>(from.initializer_size()), -1);
         for (int i = 0; i < from.initializer_size(); ++i) {
-            m_dataLeftOut[static_cast<std::size_t>(i)] = from.initializer(i).raw_data().size() > kShapeInputBytes;
+            m_dataLeftOut[static_cast<std::size_t>(i)] =
+                from.initializer(i).raw_data().size() > kShapeInputBytes || m_externalData[static_cast<std::size_t>(i)];
         }
     }
     // Every other tensor inline (external data the model had was read and checked when it was
-    // opened): the main graph's initializers come first in forEachOnnxTensor's order.
-    std::size_t external = 0;
-    int visited = 0;
-    forEachOnnxTensor(m_converted, [&](TensorProto& tensor) {
-        const int index = visited++;
-        if (!isExternalTensor(tensor)) return;
-        const std::size_t k = external++;
-        if (index < m_converted.graph().initializer_size()) {
-            m_externalIndex[static_cast<std::size_t>(index)] = static_cast<int>(k);
-            m_dataLeftOut[static_cast<std::size_t>(index)] = 1;
-            tensor.clear_external_data();
-            tensor.clear_data_location();
-            return;
-        }
-        const std::vector<std::byte>& data = m_model.externalData[k];
-        tensor.set_raw_data(reinterpret_cast<const char*>(data.data()), data.size());
+    // opened); the external initializers are left out like the large ones (their bytes come later).
+    inlineExternalTensorsBeyondInitializers(m_converted, m_model);
+    for (int i = 0; i < m_converted.graph().initializer_size(); ++i) {
+        if (!m_externalData[static_cast<std::size_t>(i)]) continue;
+        TensorProto& tensor = *m_converted.mutable_graph()->mutable_initializer(i);
         tensor.clear_external_data();
         tensor.clear_data_location();
-    });
+    }
 
     m_clock.mark("copy");
 

@@ -199,11 +199,7 @@ InitializerSources sourcesOf(const OnnxModel& model, const NDArrayList* params) 
     const auto& initializers = model.proto.graph().initializer();
     InitializerSources sources;
     sources.replaced.assign(static_cast<std::size_t>(initializers.size()), nullptr);
-    sources.external.assign(static_cast<std::size_t>(initializers.size()), nullptr);
-    std::size_t external = 0;  // forEachOnnxTensor's order begins with the main graph's initializers
-    for (int i = 0; i < initializers.size(); ++i) {
-        if (isExternalTensor(initializers[i])) sources.external[static_cast<std::size_t>(i)] = &model.externalData[external++];
-    }
+    sources.external = initializerExternalData(model);
     if (!params) return sources;
     for (int i = 0; i < initializers.size(); ++i) {
         const onnx::TensorProto& tensor = initializers[i];
@@ -233,26 +229,11 @@ void replaceValues(onnx::TensorProto& tensor, const NDArrayRecord& record) {
     tensor.set_raw_data(reinterpret_cast<const char*>(record.data.data()), record.data.size());
 }
 
-// Every external tensor outside the main graph's initializers inline, from the data it was read with.
-void inlineOtherExternalTensors(onnx::ModelProto& copy, const OnnxModel& model) {
-    const int initializers = copy.graph().initializer_size();
-    int visited = 0;
-    std::size_t external = 0;
-    forEachOnnxTensor(copy, [&](onnx::TensorProto& tensor) {
-        const int index = visited++;
-        if (!isExternalTensor(tensor)) return;
-        const std::vector<std::byte>& data = model.externalData[external++];
-        if (index < initializers) return;
-        tensor.set_raw_data(reinterpret_cast<const char*>(data.data()), data.size());
-        tensor.clear_external_data();
-        tensor.clear_data_location();
-    });
-}
 
 // The whole message inline, with the replaced values.
 onnx::ModelProto inlineCopy(const OnnxModel& model, const InitializerSources& sources) {
     onnx::ModelProto copy = model.proto;
-    inlineOtherExternalTensors(copy, model);
+    inlineExternalTensorsBeyondInitializers(copy, model);
     for (int i = 0; i < copy.graph().initializer_size(); ++i) {
         onnx::TensorProto& tensor = *copy.mutable_graph()->mutable_initializer(i);
         if (const NDArrayRecord* record = sources.replaced[static_cast<std::size_t>(i)]) {
@@ -280,6 +261,31 @@ void checkInlineSize(const onnx::ModelProto& message) {
 }
 
 }  // namespace
+
+std::vector<const std::vector<std::byte>*> initializerExternalData(const OnnxModel& model) {
+    const auto& initializers = model.proto.graph().initializer();
+    std::vector<const std::vector<std::byte>*> data(static_cast<std::size_t>(initializers.size()), nullptr);
+    std::size_t external = 0;
+    for (int i = 0; i < initializers.size(); ++i) {
+        if (isExternalTensor(initializers[i])) data[static_cast<std::size_t>(i)] = &model.externalData[external++];
+    }
+    return data;
+}
+
+void inlineExternalTensorsBeyondInitializers(onnx::ModelProto& copy, const OnnxModel& model) {
+    const int initializers = copy.graph().initializer_size();
+    int visited = 0;
+    std::size_t external = 0;
+    forEachOnnxTensor(copy, [&](onnx::TensorProto& tensor) {
+        const int index = visited++;
+        if (!isExternalTensor(tensor)) return;
+        const std::vector<std::byte>& data = model.externalData[external++];
+        if (index < initializers) return;
+        tensor.set_raw_data(reinterpret_cast<const char*>(data.data()), data.size());
+        tensor.clear_external_data();
+        tensor.clear_data_location();
+    });
+}
 
 uint64_t onnxGraphDigest(const Graph& graph) {
     // FNV-1a over every field sameGraph compares, each delimited.
@@ -360,7 +366,7 @@ bool writeOnnxModel(const OnnxModel& model, const Graph& graph, const NDArrayLis
     // The main graph's initializers of kExternalThreshold bytes or more go to `dataFile`, the rest
     // stays inline: a message without those bytes, which are written from where they are now.
     onnx::ModelProto copy = copyWithoutInitializerData(model.proto, kExternalThreshold - 1);
-    inlineOtherExternalTensors(copy, model);
+    inlineExternalTensorsBeyondInitializers(copy, model);
     struct Piece {
         std::span<const std::byte> bytes;
         uint64_t offset;

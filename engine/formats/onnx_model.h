@@ -36,6 +36,14 @@ struct OnnxModel final : FormatSource {
     uint64_t graphDigest = 0;
 };
 
+// Per main-graph initializer of `model`, its bytes in model.externalData when it is external, else
+// null (forEachOnnxTensor's order, in which externalData is kept, begins with those initializers).
+std::vector<const std::vector<std::byte>*> initializerExternalData(const OnnxModel& model);
+
+// Every external tensor of `copy` (a copy of model.proto, its external tensors still marked so)
+// outside the main graph's initializers made inline, from model.externalData.
+void inlineExternalTensorsBeyondInitializers(onnx::ModelProto& copy, const OnnxModel& model);
+
 // A digest of everything a save compares of a graph (ops, names, inputs, outputs, control
 // dependencies, attributes, heads): OnnxModel::graphDigest.
 uint64_t onnxGraphDigest(const Graph& graph);
