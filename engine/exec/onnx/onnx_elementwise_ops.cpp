@@ -1,0 +1,425 @@
+// Element-wise ONNX ops: unary math and activations, broadcast arithmetic, comparisons and logic,
+// Where, Clip, the variadic Sum / Mean / Max / Min, Cast and CastLike.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "exec/onnx/onnx_kernel_util.h"
+#include "tensor/float_convert.h"
+#include "tensor/parallel_for.h"
+
+namespace ampstudio {
+namespace {
+
+// ---- unary ----
+
+template <typename Fn>
+void unaryFloat(OnnxKernelContext& ctx, Fn&& fn) {
+    const HostTensor& x = ctx.input(0);
+    if (x.dtype() != DType::F32) ctx.unsupported("dtype " + std::string(dtypeName(x.dtype())));
+    HostTensor y(DType::F32, x.dims());
+    const float* in = x.data<float>();
+    float* out = y.mutableData<float>();
+    parallelFor(x.size(), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) out[i] = fn(in[i]);
+    });
+    ctx.setOutput(0, std::move(y));
+}
+
+// Abs, Neg, Sign also take integers.
+template <typename Fn>
+void unaryNumeric(OnnxKernelContext& ctx, Fn&& fn) {
+    const HostTensor& x = ctx.input(0);
+    visitDtype(ctx, x.dtype(), [&]<typename T>() {
+        HostTensor y(x.dtype(), x.dims());
+        const T* in = x.data<T>();
+        T* out = y.mutableData<T>();
+        for (int64_t i = 0; i < x.size(); ++i) out[i] = fn(in[i]);
+        ctx.setOutput(0, std::move(y));
+    });
+}
+
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+#define AMS_UNARY(NAME, EXPR) \
+    {NAME, {[](OnnxKernelContext& ctx) { unaryFloat(ctx, [&](float x) { return EXPR; }); }}}
+
+// ---- binary ----
+
+enum class Result { SameAsInput, Bool };
+
+template <typename T, typename Fn>
+void broadcastLoop(const HostTensor& a, const HostTensor& b, HostTensor& out, Fn&& fn) {
+    using R = std::remove_cvref_t<decltype(fn(T{}, T{}))>;
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    R* z = out.mutableData<R>();
+    const int64_t n = out.size();
+    if (a.dims() == b.dims()) {
+        parallelFor(n, [&](int64_t s, int64_t e) {
+            for (int64_t i = s; i < e; ++i) z[i] = fn(x[i], y[i]);
+        });
+    } else if (b.size() == 1 && a.size() == n) {
+        const T v = y[0];
+        parallelFor(n, [&](int64_t s, int64_t e) {
+            for (int64_t i = s; i < e; ++i) z[i] = fn(x[i], v);
+        });
+    } else if (a.size() == 1 && b.size() == n) {
+        const T v = x[0];
+        parallelFor(n, [&](int64_t s, int64_t e) {
+            for (int64_t i = s; i < e; ++i) z[i] = fn(v, y[i]);
+        });
+    } else {
+        const std::array<std::vector<int64_t>, 2> strides{broadcastStrides(a.dims(), out.dims()),
+                                                          broadcastStrides(b.dims(), out.dims())};
+        forEachBroadcast<2>(out.dims(), strides, [&](int64_t i, const std::array<int64_t, 2>& at) { z[i] = fn(x[at[0]], y[at[1]]); });
+    }
+}
+
+template <DTypeFamilies F = DTypeFamilies{}, typename Fn>
+void binary(OnnxKernelContext& ctx, Result result, Fn&& fn) {
+    const HostTensor& a = ctx.input(0);
+    const HostTensor& b = ctx.input(1);
+    if (a.dtype() != b.dtype()) {
+        ctx.fail("inputs of " + std::string(dtypeName(a.dtype())) + " and " + std::string(dtypeName(b.dtype())));
+    }
+    const Dims dims = broadcastDims(ctx, a.dims(), b.dims());
+    visitDtype<F>(ctx, a.dtype(), [&]<typename T>() {
+        HostTensor out(result == Result::Bool ? DType::Bool : a.dtype(), dims);
+        broadcastLoop<T>(a, b, out, [&](T x, T y) { return fn(x, y); });
+        ctx.setOutput(0, std::move(out));
+    });
+}
+
+template <typename T>
+T divide(T x, T y) {
+    if constexpr (std::is_integral_v<T>) {
+        return y == 0 ? T{0} : static_cast<T>(x / y);  // (numpy gives 0 too, with a warning)
+    } else {
+        return x / y;
+    }
+}
+
+template <typename T>
+T power(T x, T y) {
+    return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+}
+
+void pow(OnnxKernelContext& ctx) {
+    const HostTensor& a = ctx.input(0);
+    const HostTensor& b = ctx.input(1);
+    if (a.dtype() == b.dtype()) {
+        return binary(ctx, Result::SameAsInput, [](auto x, auto y) { return power(x, y); });
+    }
+    // Pow-12: the exponent may have another numeric type than the base.
+    const Dims dims = broadcastDims(ctx, a.dims(), b.dims());
+    HostTensor exponent(a.dtype(), b.dims());
+    visitDtype(ctx, a.dtype(), [&]<typename T>() {
+        for (int64_t i = 0; i < b.size(); ++i) exponent.mutableData<T>()[i] = static_cast<T>(b.numberAt(i));
+        HostTensor out(a.dtype(), dims);
+        broadcastLoop<T>(a, exponent, out, [](T x, T y) { return power(x, y); });
+        ctx.setOutput(0, std::move(out));
+    });
+}
+
+void mod(OnnxKernelContext& ctx) {
+    const bool fmod = ctx.intAttr("fmod", 0) != 0;
+    binary(ctx, Result::SameAsInput, [fmod](auto x, auto y) {
+        using T = decltype(x);
+        if constexpr (std::is_floating_point_v<T>) {
+            if (fmod) return static_cast<T>(std::fmod(x, y));
+            T r = std::fmod(x, y);
+            return (r != 0 && ((r < 0) != (y < 0))) ? static_cast<T>(r + y) : r;
+        } else {
+            if (y == 0) return T{0};
+            T r = static_cast<T>(x % y);
+            if constexpr (std::is_signed_v<T>) {
+                if (!fmod && r != 0 && ((r < 0) != (y < 0))) r = static_cast<T>(r + y);
+            }
+            return r;
+        }
+    });
+}
+
+void prelu(OnnxKernelContext& ctx) {
+    binary(ctx, Result::SameAsInput, [](auto x, auto slope) {
+        return x < 0 ? static_cast<decltype(x)>(x * slope) : x;
+    });
+}
+
+// Sum, Mean, Max, Min over any number of inputs, broadcast together.
+template <typename Fn>
+void variadic(OnnxKernelContext& ctx, bool mean, Fn&& fn) {
+    if (ctx.inputCount() == 0) ctx.fail("no inputs");
+    HostTensor acc = ctx.input(0);
+    for (std::size_t k = 1; k < ctx.inputCount(); ++k) {
+        const HostTensor& next = ctx.input(k);
+        if (next.dtype() != acc.dtype()) ctx.fail("inputs of different dtypes");
+        const Dims dims = broadcastDims(ctx, acc.dims(), next.dims());
+        visitDtype(ctx, acc.dtype(), [&]<typename T>() {
+            HostTensor out(acc.dtype(), dims);
+            broadcastLoop<T>(acc, next, out, [&](T x, T y) { return static_cast<T>(fn(x, y)); });
+            acc = std::move(out);
+        });
+    }
+    if (ctx.inputCount() == 1) {
+        HostTensor copy(acc.dtype(), acc.dims());
+        std::memcpy(copy.mutableRaw(), acc.raw(), acc.bytes());
+        acc = std::move(copy);
+    }
+    if (mean) {
+        if (acc.dtype() != DType::F32) ctx.unsupported("Mean of " + std::string(dtypeName(acc.dtype())));
+        const auto n = static_cast<float>(ctx.inputCount());
+        for (int64_t i = 0; i < acc.size(); ++i) acc.mutableData<float>()[i] /= n;
+    }
+    ctx.setOutput(0, std::move(acc));
+}
+
+template <typename T>
+T maxOf(T x, T y) {
+    if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+    }
+    return x < y ? y : x;
+}
+template <typename T>
+T minOf(T x, T y) {
+    if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+    }
+    return y < x ? y : x;
+}
+
+void where(OnnxKernelContext& ctx) {
+    const HostTensor& c = ctx.input(0);
+    const HostTensor& x = ctx.input(1);
+    const HostTensor& y = ctx.input(2);
+    if (c.dtype() != DType::Bool) ctx.fail("condition is not bool");
+    if (x.dtype() != y.dtype()) ctx.fail("X and Y differ in dtype");
+    const Dims dims = broadcastDims(ctx, broadcastDims(ctx, c.dims(), x.dims()), y.dims());
+    HostTensor out(x.dtype(), dims);
+    const std::size_t size = dtypeSize(x.dtype());
+    const std::array<std::vector<int64_t>, 3> strides{broadcastStrides(c.dims(), dims), broadcastStrides(x.dims(), dims),
+                                                      broadcastStrides(y.dims(), dims)};
+    const auto* cond = c.data<uint8_t>();
+    std::byte* z = out.mutableRaw();
+    forEachBroadcast<3>(dims, strides, [&](int64_t i, const std::array<int64_t, 3>& at) {
+        const std::byte* from = cond[at[0]] ? x.raw() + at[1] * static_cast<int64_t>(size) : y.raw() + at[2] * static_cast<int64_t>(size);
+        std::memcpy(z + i * static_cast<int64_t>(size), from, size);
+    });
+    ctx.setOutput(0, std::move(out));
+}
+
+void clip(OnnxKernelContext& ctx) {
+    const HostTensor& x = ctx.input(0);
+    visitDtype(ctx, x.dtype(), [&]<typename T>() {
+        T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+        if (ctx.opset < 11) {
+            lo = static_cast<T>(ctx.floatAttr("min", -std::numeric_limits<float>::max()));
+            hi = static_cast<T>(ctx.floatAttr("max", std::numeric_limits<float>::max()));
+        } else {
+            if (ctx.hasInput(1)) lo = ctx.input(1).data<T>()[0];
+            if (ctx.hasInput(2)) hi = ctx.input(2).data<T>()[0];
+        }
+        HostTensor y(x.dtype(), x.dims());
+        const T* in = x.data<T>();
+        T* out = y.mutableData<T>();
+        for (int64_t i = 0; i < x.size(); ++i) {
+            const T v = in[i];
+            out[i] = v < lo ? lo : hi < v ? hi : v;  // NaN stays NaN
+        }
+        ctx.setOutput(0, std::move(y));
+    });
+}
+
+// ---- casts ----
+
+// `x` as `to`: numbers convert as C++ does (float -> int truncates, as numpy's astype), float16 and
+// bfloat16 round to nearest even, anything -> bool is "non-zero".
+HostTensor castTo(const OnnxKernelContext& ctx, const HostTensor& x, DType to) {
+    HostTensor y(to, x.dims());
+    const int64_t n = x.size();
+    if (x.dtype() == to) {
+        std::memcpy(y.mutableRaw(), x.raw(), x.bytes());
+        return y;
+    }
+    const std::vector<float> asFloats = (to == DType::F16 || to == DType::BF16) ? x.floats() : std::vector<float>{};
+    if (to == DType::F16) {
+        floatsToHalf(asFloats, {y.mutableData<uint16_t>(), asFloats.size()});
+        return y;
+    }
+    if (to == DType::BF16) {
+        floatsToBfloat16(asFloats, {y.mutableData<uint16_t>(), asFloats.size()});
+        return y;
+    }
+    const bool fromFloat = isFloat(x.dtype());
+    visitDtype<kAllDtypes>(ctx, to, [&]<typename T>() {
+        T* out = y.mutableData<T>();
+        for (int64_t i = 0; i < n; ++i) {
+            if (fromFloat || std::is_floating_point_v<T> || std::is_same_v<T, bool>) {
+                const double v = x.numberAt(i);
+                if constexpr (std::is_same_v<T, bool>) {
+                    out[i] = v != 0.0;
+                } else if constexpr (std::is_floating_point_v<T>) {
+                    out[i] = static_cast<T>(v);
+                } else {
+                    // Out of range or NaN is undefined in C++; saturate as numpy does on x86 for the
+                    // common cases instead of invoking undefined behaviour.
+                    out[i] = std::isnan(v) ? T{0}
+                             : v <= static_cast<double>(std::numeric_limits<T>::lowest()) ? std::numeric_limits<T>::lowest()
+                             : v >= static_cast<double>(std::numeric_limits<T>::max())    ? std::numeric_limits<T>::max()
+                                                                                          : static_cast<T>(v);
+                }
+            } else {
+                out[i] = static_cast<T>(x.integerAt(i));  // integer to integer wraps, as numpy
+            }
+        }
+    });
+    return y;
+}
+
+void cast(OnnxKernelContext& ctx) {
+    const int64_t to = ctx.intAttr("to", 0);
+    const std::optional<DType> dtype = dtypeOfOnnxElementType(to);
+    if (!dtype) ctx.unsupported("Cast to ONNX type " + std::to_string(to));
+    ctx.setOutput(0, castTo(ctx, ctx.input(0), *dtype));
+}
+
+void castLike(OnnxKernelContext& ctx) { ctx.setOutput(0, castTo(ctx, ctx.input(0), ctx.input(1).dtype())); }
+
+// ---- predicates ----
+
+void isNaN(OnnxKernelContext& ctx) {
+    const HostTensor& x = ctx.input(0);
+    if (x.dtype() != DType::F32) ctx.unsupported("dtype " + std::string(dtypeName(x.dtype())));
+    HostTensor y(DType::Bool, x.dims());
+    for (int64_t i = 0; i < x.size(); ++i) y.mutableData<bool>()[i] = std::isnan(x.data<float>()[i]);
+    ctx.setOutput(0, std::move(y));
+}
+
+void isInf(OnnxKernelContext& ctx) {
+    const HostTensor& x = ctx.input(0);
+    if (x.dtype() != DType::F32) ctx.unsupported("dtype " + std::string(dtypeName(x.dtype())));
+    const bool pos = ctx.intAttr("detect_positive", 1) != 0, neg = ctx.intAttr("detect_negative", 1) != 0;
+    HostTensor y(DType::Bool, x.dims());
+    for (int64_t i = 0; i < x.size(); ++i) {
+        const float v = x.data<float>()[i];
+        y.mutableData<bool>()[i] = std::isinf(v) && ((v > 0 && pos) || (v < 0 && neg));
+    }
+    ctx.setOutput(0, std::move(y));
+}
+
+void logicalNot(OnnxKernelContext& ctx) {
+    const HostTensor& x = ctx.input(0);
+    if (x.dtype() != DType::Bool) ctx.fail("input is not bool");
+    HostTensor y(DType::Bool, x.dims());
+    for (int64_t i = 0; i < x.size(); ++i) y.mutableData<bool>()[i] = !x.data<bool>()[i];
+    ctx.setOutput(0, std::move(y));
+}
+
+}  // namespace
+
+void addOnnxElementwiseOps(OnnxOpTable& table) {
+    const OnnxOpTable ops = {
+        AMS_UNARY("Relu", std::isnan(x) ? x : std::max(x, 0.0f)),
+        AMS_UNARY("Sigmoid", sigmoid(x)),
+        AMS_UNARY("Tanh", std::tanh(x)),
+        AMS_UNARY("Exp", std::exp(x)),
+        AMS_UNARY("Log", std::log(x)),
+        AMS_UNARY("Sqrt", std::sqrt(x)),
+        AMS_UNARY("Reciprocal", 1.0f / x),
+        AMS_UNARY("Erf", std::erf(x)),
+        AMS_UNARY("Floor", std::floor(x)),
+        AMS_UNARY("Ceil", std::ceil(x)),
+        AMS_UNARY("Round", std::nearbyint(x)),  // half to even, the rounding mode never changes here
+        AMS_UNARY("Sin", std::sin(x)),
+        AMS_UNARY("Cos", std::cos(x)),
+        AMS_UNARY("Tan", std::tan(x)),
+        AMS_UNARY("Asin", std::asin(x)),
+        AMS_UNARY("Acos", std::acos(x)),
+        AMS_UNARY("Atan", std::atan(x)),
+        AMS_UNARY("Sinh", std::sinh(x)),
+        AMS_UNARY("Cosh", std::cosh(x)),
+        AMS_UNARY("Asinh", std::asinh(x)),
+        AMS_UNARY("Acosh", std::acosh(x)),
+        AMS_UNARY("Atanh", std::atanh(x)),
+        AMS_UNARY("Softplus", std::log1p(std::exp(-std::fabs(x))) + std::max(x, 0.0f)),
+        AMS_UNARY("Softsign", x / (1.0f + std::fabs(x))),
+        AMS_UNARY("Mish", x * std::tanh(std::log1p(std::exp(-std::fabs(x))) + std::max(x, 0.0f))),
+        {"HardSigmoid", {[](OnnxKernelContext& ctx) {
+             const float alpha = ctx.floatAttr("alpha", 0.2f), beta = ctx.floatAttr("beta", 0.5f);
+             unaryFloat(ctx, [=](float x) { return std::max(0.0f, std::min(1.0f, alpha * x + beta)); });
+         }}},
+        AMS_UNARY("HardSwish", x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f))),
+        {"LeakyRelu", {[](OnnxKernelContext& ctx) {
+             const float alpha = ctx.floatAttr("alpha", 0.01f);
+             unaryFloat(ctx, [=](float x) { return x < 0.0f ? alpha * x : x; });
+         }}},
+        {"Elu", {[](OnnxKernelContext& ctx) {
+             const float alpha = ctx.floatAttr("alpha", 1.0f);
+             unaryFloat(ctx, [=](float x) { return x < 0.0f ? alpha * std::expm1(x) : x; });
+         }}},
+        {"Celu", {[](OnnxKernelContext& ctx) {
+             const float alpha = ctx.floatAttr("alpha", 1.0f);
+             unaryFloat(ctx, [=](float x) { return std::max(0.0f, x) + std::min(0.0f, alpha * std::expm1(x / alpha)); });
+         }}},
+        {"Selu", {[](OnnxKernelContext& ctx) {
+             const float alpha = ctx.floatAttr("alpha", 1.67326319217681884765625f);
+             const float gamma = ctx.floatAttr("gamma", 1.05070102214813232421875f);
+             unaryFloat(ctx, [=](float x) { return x <= 0.0f ? gamma * alpha * std::expm1(x) : gamma * x; });
+         }}},
+        {"ThresholdedRelu", {[](OnnxKernelContext& ctx) {
+             const float alpha = ctx.floatAttr("alpha", 1.0f);
+             unaryFloat(ctx, [=](float x) { return x > alpha ? x : 0.0f; });
+         }}},
+        {"Gelu", {[](OnnxKernelContext& ctx) {  // opset 20; exporters of earlier opsets write Erf
+             if (ctx.stringAttr("approximate", "none") == "tanh") {
+                 unaryFloat(ctx, [](float x) {
+                     return 0.5f * x * (1.0f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+                 });
+             } else {
+                 unaryFloat(ctx, [](float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); });
+             }
+         }}},
+        {"Abs", {[](OnnxKernelContext& ctx) {
+             unaryNumeric(ctx, [](auto x) {
+                 if constexpr (std::is_unsigned_v<decltype(x)>) return x;
+                 else return static_cast<decltype(x)>(x < 0 ? -x : x);
+             });
+         }}},
+        {"Neg", {[](OnnxKernelContext& ctx) { unaryNumeric(ctx, [](auto x) { return static_cast<decltype(x)>(-x); }); }}},
+        {"Sign", {[](OnnxKernelContext& ctx) {
+             unaryNumeric(ctx, [](auto x) { return static_cast<decltype(x)>((x > decltype(x){0}) - (x < decltype(x){0})); });
+         }}},
+        {"Add", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return static_cast<decltype(x)>(x + y); }); }}},
+        {"Sub", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return static_cast<decltype(x)>(x - y); }); }}},
+        {"Mul", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return static_cast<decltype(x)>(x * y); }); }}},
+        {"Div", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return divide(x, y); }); }}},
+        {"Pow", {pow}},
+        {"Mod", {mod}},
+        {"PRelu", {prelu}},
+        {"Equal", {[](OnnxKernelContext& ctx) { binary<kAllDtypes>(ctx, Result::Bool, [](auto x, auto y) { return x == y; }); }}},
+        {"Less", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x < y; }); }}},
+        {"Greater", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x > y; }); }}},
+        {"LessOrEqual", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x <= y; }); }}},
+        {"GreaterOrEqual", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x >= y; }); }}},
+        {"And", {[](OnnxKernelContext& ctx) { binary<kBoolDtype>(ctx, Result::Bool, [](auto x, auto y) { return x && y; }); }}},
+        {"Or", {[](OnnxKernelContext& ctx) { binary<kBoolDtype>(ctx, Result::Bool, [](auto x, auto y) { return x || y; }); }}},
+        {"Xor", {[](OnnxKernelContext& ctx) { binary<kBoolDtype>(ctx, Result::Bool, [](auto x, auto y) { return x != y; }); }}},
+        {"Not", {logicalNot}},
+        {"Sum", {[](OnnxKernelContext& ctx) { variadic(ctx, false, [](auto x, auto y) { return x + y; }); }}},
+        {"Mean", {[](OnnxKernelContext& ctx) { variadic(ctx, true, [](auto x, auto y) { return x + y; }); }}},
+        {"Max", {[](OnnxKernelContext& ctx) { variadic(ctx, false, [](auto x, auto y) { return maxOf(x, y); }); }}},
+        {"Min", {[](OnnxKernelContext& ctx) { variadic(ctx, false, [](auto x, auto y) { return minOf(x, y); }); }}},
+        {"Where", {where, false}},
+        {"Clip", {clip}},
+        {"IsNaN", {isNaN}},
+        {"IsInf", {isInf}},
+        {"Cast", {cast, false}},
+        {"CastLike", {castLike, false}},
+    };
+    table.insert(table.end(), ops.begin(), ops.end());
+}
+
+}  // namespace ampstudio

@@ -1,0 +1,76 @@
+#pragma once
+// What the ONNX kernels share: dispatch on a tensor's dtype to a typed body, and broadcast loops.
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "exec/onnx/onnx_ops.h"
+
+namespace ampstudio {
+
+// Calls body.template operator()<T>() with T the C++ type of `dtype`: float, double, the integer
+// types, bool. float16 / bfloat16 never reach a kernel that computes in float32 (the runner widens
+// them); other kernels that move bytes handle them by size. F selects the families admitted; any
+// other dtype is an OnnxUnsupported error naming it.
+struct DTypeFamilies {
+    bool floats = true;
+    bool integers = true;
+    bool bools = false;
+};
+
+template <DTypeFamilies F = DTypeFamilies{}, typename Body>
+void visitDtype(const OnnxKernelContext& ctx, DType dtype, Body&& body) {
+    switch (dtype) {
+        case DType::F32: if constexpr (F.floats) return body.template operator()<float>(); break;
+        case DType::F64: if constexpr (F.floats) return body.template operator()<double>(); break;
+        case DType::I8: if constexpr (F.integers) return body.template operator()<int8_t>(); break;
+        case DType::U8: if constexpr (F.integers) return body.template operator()<uint8_t>(); break;
+        case DType::I16: if constexpr (F.integers) return body.template operator()<int16_t>(); break;
+        case DType::U16: if constexpr (F.integers) return body.template operator()<uint16_t>(); break;
+        case DType::I32: if constexpr (F.integers) return body.template operator()<int32_t>(); break;
+        case DType::U32: if constexpr (F.integers) return body.template operator()<uint32_t>(); break;
+        case DType::I64: if constexpr (F.integers) return body.template operator()<int64_t>(); break;
+        case DType::U64: if constexpr (F.integers) return body.template operator()<uint64_t>(); break;
+        case DType::Bool: if constexpr (F.bools) return body.template operator()<bool>(); break;
+        default: break;
+    }
+    ctx.unsupported("dtype " + std::string(dtypeName(dtype)));
+}
+
+inline constexpr DTypeFamilies kAllDtypes{true, true, true};
+inline constexpr DTypeFamilies kBoolDtype{false, false, true};
+inline constexpr DTypeFamilies kFloatDtypes{true, false, false};
+
+// body(outIndex, offsets) over every element of `out` in row-major order, with offsets[k] the
+// element of input k (strides from broadcastStrides). The innermost axis runs as a plain loop.
+template <std::size_t N, typename Body>
+void forEachBroadcast(const Dims& out, const std::array<std::vector<int64_t>, N>& strides, Body&& body) {
+    const int64_t total = dimsSize(out);
+    if (total == 0) return;
+    const std::size_t rank = out.size();
+    if (rank == 0) {
+        std::array<int64_t, N> at{};
+        body(int64_t{0}, at);
+        return;
+    }
+    const int64_t inner = out[rank - 1];
+    std::vector<int64_t> index(rank, 0);
+    std::array<int64_t, N> base{};
+    for (int64_t i = 0; i < total; i += inner) {
+        std::array<int64_t, N> at = base;
+        for (int64_t j = 0; j < inner; ++j) {
+            body(i + j, at);
+            for (std::size_t k = 0; k < N; ++k) at[k] += strides[k][rank - 1];
+        }
+        // Next row: carry through the outer axes.
+        for (std::size_t d = rank - 1; d-- > 0;) {
+            ++index[d];
+            for (std::size_t k = 0; k < N; ++k) base[k] += strides[k][d];
+            if (index[d] < out[d]) break;
+            for (std::size_t k = 0; k < N; ++k) base[k] -= strides[k][d] * out[d];
+            index[d] = 0;
+        }
+    }
+}
+
+}  // namespace ampstudio

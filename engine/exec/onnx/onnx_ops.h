@@ -1,0 +1,103 @@
+#pragma once
+// The ONNX operators the runner (onnx_runner.h) executes, and how a kernel is written. A kernel gets
+// its node, the opset of its domain and its input values, and makes its outputs; output shapes come
+// from the actual inputs (values included: Reshape's shape, Slice's starts), so shape subgraphs and
+// dynamic axes need nothing at bind time.
+//
+// float16 and bfloat16 (the engine's rule, DESIGN.md §5): an op marked computesInFloat32 sees its
+// f16/bf16/f64 inputs as float32 and writes float32; the runner rounds each float32 output once to
+// the dtype its inputs had (OnnxKernelContext::storeAs, which a kernel changes where the schema
+// says otherwise). Ops whose output dtype is an attribute (Cast, ConstantOfShape) see their inputs
+// as stored.
+//
+// Ops are grouped by kind, one file each: onnx_elementwise_ops.cpp (unary math and activations,
+// broadcast arithmetic, comparisons and logic, Where, Clip, Cast), onnx_shape_ops.cpp (Shape,
+// Reshape, Transpose, Concat, Slice, Gather ...), onnx_reduce_ops.cpp (the reductions, Softmax,
+// ArgMax, CumSum), onnx_nn_ops.cpp (MatMul, Gemm, Conv, pooling, the normalisations on oneDNN).
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/onnx_program.h"
+#include "tensor/host_tensor.h"
+
+namespace ampstudio {
+
+// A node that cannot run: names the node and the reason.
+class OnnxRunError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// What the node asks that the runner does not do (a dtype an op has no kernel for, an attribute
+// value not implemented): an OnnxRunError that says "not supported".
+class OnnxUnsupported : public OnnxRunError {
+public:
+    using OnnxRunError::OnnxRunError;
+};
+
+class OnnxKernelContext {
+public:
+    const OnnxProgramNode& node;
+    int64_t opset = 0;
+    std::vector<const HostTensor*> inputs;  // per node input; nullptr where omitted ("")
+    std::vector<HostTensor> outputs;        // per node output, made by the kernel
+    std::vector<DType> storeAs;             // per output: the dtype a float32 output is rounded to
+    // Runs a nested graph (If / Loop bodies) with `arguments` as its inputs; returns its outputs.
+    std::function<std::vector<HostTensor>(const OnnxGraphProgram&, std::vector<HostTensor> arguments)> runGraph;
+
+    OnnxKernelContext(const OnnxProgramNode& n, int64_t set) : node(n), opset(set) {}
+
+    std::size_t inputCount() const { return inputs.size(); }
+    bool hasInput(std::size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }
+    // Throws OnnxRunError when the input is omitted.
+    const HostTensor& input(std::size_t i) const;
+    // Sets output i (the runner checks every non-omitted output was made).
+    void setOutput(std::size_t i, HostTensor value);
+    bool wantsOutput(std::size_t i) const { return i < node.outputs.size() && !node.outputs[i].empty(); }
+
+    bool hasAttr(std::string_view key) const { return node.attribute(key) != nullptr; }
+    int64_t intAttr(std::string_view key, int64_t fallback) const;
+    float floatAttr(std::string_view key, float fallback) const;
+    std::string stringAttr(std::string_view key, std::string fallback) const;
+    std::vector<int64_t> intsAttr(std::string_view key, std::vector<int64_t> fallback = {}) const;
+    std::vector<float> floatsAttr(std::string_view key) const;
+    const OnnxAttribute& attr(std::string_view key) const;  // throws OnnxRunError when absent
+
+    [[noreturn]] void fail(const std::string& reason) const;
+    [[noreturn]] void unsupported(const std::string& what) const;
+    // An axis in [-rank, rank) made non-negative; fails naming `what` outside it.
+    int64_t axis(int64_t value, int64_t rank, std::string_view what = "axis") const;
+};
+
+using OnnxKernelFn = void (*)(OnnxKernelContext&);
+
+struct OnnxOpDef {
+    OnnxKernelFn run = nullptr;
+    bool computesInFloat32 = true;
+};
+
+// By op as the program spells it ("Conv", "com.microsoft.Gelu"); nullptr when not supported.
+const OnnxOpDef* findOnnxOp(std::string_view op);
+std::vector<std::string> onnxSupportedOps();  // sorted
+
+// The group registrations, called once by findOnnxOp's table.
+using OnnxOpTable = std::vector<std::pair<std::string, OnnxOpDef>>;
+void addOnnxElementwiseOps(OnnxOpTable& table);
+void addOnnxShapeOps(OnnxOpTable& table);
+void addOnnxReduceOps(OnnxOpTable& table);
+void addOnnxNnOps(OnnxOpTable& table);
+
+// Multidirectional (numpy) broadcasting of two shapes; fails with the context on a mismatch.
+Dims broadcastDims(const OnnxKernelContext& ctx, const Dims& a, const Dims& b);
+// The strides of `dims` seen as `out` (rank-aligned on the right): 0 along broadcast axes.
+std::vector<int64_t> broadcastStrides(const Dims& dims, const Dims& out);
+// Row-major strides.
+std::vector<int64_t> stridesOf(const Dims& dims);
+
+}  // namespace ampstudio

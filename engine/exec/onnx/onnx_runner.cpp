@@ -1,0 +1,247 @@
+#include "exec/onnx/onnx_runner.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_set>
+
+#include "tensor/float_convert.h"
+
+namespace ampstudio {
+namespace {
+
+void collectOps(const OnnxGraphProgram& graph, std::set<std::string>& missing) {
+    for (const OnnxProgramNode& node : graph.nodes) {
+        if (!findOnnxOp(node.op)) missing.insert(node.op);
+        for (const auto& [key, a] : node.attributes) {
+            if (a.graph) collectOps(*a.graph, missing);
+        }
+    }
+}
+
+// The names a graph reads that it does not define (what a body captures from outside).
+void outerReads(const OnnxGraphProgram& graph, std::unordered_set<std::string>& out) {
+    std::unordered_set<std::string> defined;
+    for (const auto& v : graph.inputs) defined.insert(v.name);
+    for (const auto& [name, t] : graph.initializers) defined.insert(name);
+    std::unordered_set<std::string> used;
+    for (const OnnxProgramNode& node : graph.nodes) {
+        for (const std::string& in : node.inputs) {
+            if (!in.empty() && !defined.contains(in)) used.insert(in);
+        }
+        for (const auto& [key, a] : node.attributes) {
+            if (a.graph) {
+                std::unordered_set<std::string> inner;
+                outerReads(*a.graph, inner);
+                for (const std::string& name : inner) {
+                    if (!defined.contains(name)) used.insert(name);
+                }
+            }
+        }
+        for (const std::string& o : node.outputs) defined.insert(o);
+    }
+    for (const auto& v : graph.outputs) {
+        if (!defined.contains(v.name)) used.insert(v.name);
+    }
+    out.insert(used.begin(), used.end());
+}
+
+struct Scope {
+    std::unordered_map<std::string, HostTensor> values;
+    const Scope* parent = nullptr;
+
+    const HostTensor* find(const std::string& name) const {
+        for (const Scope* s = this; s; s = s->parent) {
+            if (const auto it = s->values.find(name); it != s->values.end()) return &it->second;
+        }
+        return nullptr;
+    }
+};
+
+HostTensor toFloat32(const HostTensor& t) {
+    HostTensor out(DType::F32, t.dims());
+    float* dst = out.mutableData<float>();
+    const auto n = static_cast<std::size_t>(t.size());
+    if (t.dtype() == DType::F16) {
+        halfToFloats({t.data<uint16_t>(), n}, {dst, n});
+    } else if (t.dtype() == DType::BF16) {
+        bfloat16ToFloats({t.data<uint16_t>(), n}, {dst, n});
+    } else {
+        const double* src = t.data<double>();
+        for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+    }
+    return out;
+}
+
+HostTensor fromFloat32(const HostTensor& t, DType dtype) {
+    HostTensor out(dtype, t.dims());
+    const auto n = static_cast<std::size_t>(t.size());
+    const float* src = t.data<float>();
+    if (dtype == DType::F16) {
+        floatsToHalf({src, n}, {out.mutableData<uint16_t>(), n});
+    } else if (dtype == DType::BF16) {
+        floatsToBfloat16({src, n}, {out.mutableData<uint16_t>(), n});
+    } else {
+        double* dst = out.mutableData<double>();
+        for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
+    }
+    return out;
+}
+
+bool widened(DType t) { return t == DType::F16 || t == DType::BF16 || t == DType::F64; }
+
+class Run {
+public:
+    explicit Run(const OnnxProgram& program) : m_program(program) {}
+
+    // Runs `graph`'s nodes in `scope` (its inputs and initializers already there).
+    void nodes(const OnnxGraphProgram& graph, Scope& scope, const std::vector<std::vector<std::string>>* lastUses,
+               bool keep) const {
+        for (std::size_t k = 0; k < graph.nodes.size(); ++k) {
+            node(graph.nodes[k], scope);
+            if (lastUses && !keep) {
+                for (const std::string& name : (*lastUses)[k]) scope.values.erase(name);
+            }
+        }
+    }
+
+    std::vector<HostTensor> graph(const OnnxGraphProgram& body, std::vector<HostTensor> arguments, const Scope& outer) const {
+        Scope scope;
+        scope.parent = &outer;
+        for (const auto& [name, t] : body.initializers) scope.values.emplace(name, t);
+        if (arguments.size() > body.inputs.size()) {
+            throw OnnxRunError("subgraph '" + body.name + "' takes " + std::to_string(body.inputs.size()) +
+                               " inputs, given " + std::to_string(arguments.size()));
+        }
+        for (std::size_t i = 0; i < arguments.size(); ++i) scope.values[body.inputs[i].name] = std::move(arguments[i]);
+        nodes(body, scope, nullptr, true);
+        std::vector<HostTensor> out;
+        for (const auto& v : body.outputs) {
+            const HostTensor* t = scope.find(v.name);
+            if (!t) throw OnnxRunError("subgraph '" + body.name + "': output '" + v.name + "' was not computed");
+            out.push_back(*t);
+        }
+        return out;
+    }
+
+    void node(const OnnxProgramNode& n, Scope& scope) const {
+        const OnnxOpDef* def = findOnnxOp(n.op);
+        const auto domainEnd = n.op.rfind('.');
+        const std::string domain = domainEnd == std::string::npos ? std::string() : n.op.substr(0, domainEnd);
+        const auto set = m_program.opsets.find(domain);
+        OnnxKernelContext ctx(n, set == m_program.opsets.end() ? m_program.opset : set->second);
+        std::vector<HostTensor> widenedInputs;
+        widenedInputs.reserve(n.inputs.size());
+        DType low = DType::F32;
+        for (const std::string& name : n.inputs) {
+            if (name.empty()) {
+                ctx.inputs.push_back(nullptr);
+                continue;
+            }
+            const HostTensor* t = scope.find(name);
+            if (!t) ctx.fail("input '" + name + "' has no value");
+            if (!t->defined()) ctx.unsupported("input '" + name + "' of a dtype without values here (a string tensor)");
+            if (def->computesInFloat32 && widened(t->dtype())) {
+                if (low == DType::F32) low = t->dtype();
+                widenedInputs.push_back(toFloat32(*t));
+                ctx.inputs.push_back(&widenedInputs.back());
+            } else {
+                ctx.inputs.push_back(t);
+            }
+        }
+        ctx.outputs.resize(n.outputs.size());
+        ctx.storeAs.assign(n.outputs.size(), low);
+        ctx.runGraph = [this, &scope](const OnnxGraphProgram& body, std::vector<HostTensor> arguments) {
+            return graph(body, std::move(arguments), scope);
+        };
+        def->run(ctx);
+        for (std::size_t i = 0; i < n.outputs.size(); ++i) {
+            if (n.outputs[i].empty()) continue;
+            HostTensor& out = ctx.outputs[i];
+            if (!out.defined()) ctx.fail("output " + std::to_string(i) + " was not computed");
+            if (def->computesInFloat32 && out.dtype() == DType::F32 && ctx.storeAs[i] != DType::F32) {
+                out = fromFloat32(out, ctx.storeAs[i]);
+            }
+            scope.values[n.outputs[i]] = std::move(out);
+        }
+    }
+
+private:
+    const OnnxProgram& m_program;
+};
+
+}  // namespace
+
+std::vector<std::string> unsupportedOnnxOps(const OnnxProgram& program) {
+    std::set<std::string> missing;
+    collectOps(program.graph, missing);
+    return {missing.begin(), missing.end()};
+}
+
+OnnxRunner::OnnxRunner(std::shared_ptr<const OnnxProgram> program) : m_program(std::move(program)) {
+    const std::vector<std::string> missing = unsupportedOnnxOps(*m_program);
+    if (!missing.empty()) {
+        std::string list;
+        for (const std::string& op : missing) list += (list.empty() ? "" : ", ") + op;
+        throw OnnxUnsupported("the model uses operator(s) the engine cannot run: " + list);
+    }
+    // The last node reading each value; graph outputs are never freed.
+    const OnnxGraphProgram& g = m_program->graph;
+    std::unordered_map<std::string, std::size_t> last;
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        for (const std::string& in : g.nodes[k].inputs) {
+            if (!in.empty()) last[in] = k;
+        }
+        for (const auto& [key, a] : g.nodes[k].attributes) {
+            if (!a.graph) continue;
+            std::unordered_set<std::string> captured;
+            outerReads(*a.graph, captured);
+            for (const std::string& name : captured) last[name] = k;
+        }
+    }
+    for (const auto& v : g.outputs) last.erase(v.name);
+    m_lastUses.resize(g.nodes.size());
+    for (const auto& [name, k] : last) m_lastUses[k].push_back(name);
+}
+
+OnnxRunResult OnnxRunner::run(const std::map<std::string, HostTensor>& inputs, bool keepValues) const {
+    const OnnxGraphProgram& g = m_program->graph;
+    Scope scope;
+    for (const auto& [name, t] : g.initializers) scope.values.emplace(name, t);
+    for (const OnnxValueInfo* info : m_program->requiredInputs()) {
+        if (!inputs.contains(info->name)) throw OnnxRunError("input '" + info->name + "' is not given");
+    }
+    for (const auto& [name, t] : inputs) {
+        const auto info = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const OnnxValueInfo& v) { return v.name == name; });
+        if (info == g.inputs.end()) throw OnnxRunError("the model has no input '" + name + "'");
+        if (info->dtype && *info->dtype != t.dtype()) {
+            throw OnnxRunError("input '" + name + "' is " + std::string(dtypeName(*info->dtype)) + ", given " +
+                               std::string(dtypeName(t.dtype())));
+        }
+        if (info->dims) {
+            bool fits = info->dims->size() == t.dims().size();
+            for (std::size_t d = 0; fits && d < t.dims().size(); ++d) {
+                fits = !(*info->dims)[d] || *(*info->dims)[d] == t.dims()[d];
+            }
+            if (!fits) {
+                std::string declared = "[";
+                for (std::size_t d = 0; d < info->dims->size(); ++d) {
+                    declared += (d ? ", " : "") + ((*info->dims)[d] ? std::to_string(*(*info->dims)[d])
+                                                                    : info->dimNames[d].empty() ? "?" : info->dimNames[d]);
+                }
+                throw OnnxRunError("input '" + name + "' has dims " + declared + "], given " + dimsString(t.dims()));
+            }
+        }
+        scope.values[name] = t;
+    }
+    Run(*m_program).nodes(g, scope, &m_lastUses, keepValues);
+    OnnxRunResult result;
+    for (const auto& v : g.outputs) {
+        const HostTensor* t = scope.find(v.name);
+        if (!t) throw OnnxRunError("graph output '" + v.name + "' was not computed");
+        result.outputs.emplace_back(v.name, *t);
+    }
+    if (keepValues) result.values = std::move(scope.values);
+    return result;
+}
+
+}  // namespace ampstudio

@@ -1,0 +1,52 @@
+#pragma once
+// Runs an ONNX model (formats/onnx_program.h) forward on the CPU, node after node in topological
+// order, each output's shape from the actual inputs: a model with symbolic batch or sequence axes
+// runs with whatever sizes it is given, and shape subgraphs (Shape -> Gather -> Concat -> Reshape)
+// are computed as they are in any runtime. If and Loop run their bodies with the scopes around them
+// visible. Inference only: ONNX models are converted and compared here, not trained.
+//
+// Why not the Executor (executor.h): it binds a graph once, with every shape inferred from the
+// attributes before anything runs, for training's forward and backward. ONNX shapes come from
+// values (Reshape's shape input, Slice's starts, Range's bounds), so they are known only while the
+// model runs; the kernels here (onnx_ops.h) reach the same oneDNN primitives and the same rounding
+// rule as the CPU backend's.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "exec/onnx/onnx_ops.h"
+#include "formats/onnx_program.h"
+
+namespace ampstudio {
+
+struct OnnxRunResult {
+    std::vector<std::pair<std::string, HostTensor>> outputs;  // the graph's outputs, in order
+    // Every value of the main graph computed or read, by name, when the run was asked to keep them.
+    std::unordered_map<std::string, HostTensor> values;
+};
+
+// The ops of `program` (nested graphs included) the runner has no kernel for, each once, sorted.
+std::vector<std::string> unsupportedOnnxOps(const OnnxProgram& program);
+
+class OnnxRunner {
+public:
+    // Throws OnnxUnsupported naming every op it cannot run, before anything runs.
+    explicit OnnxRunner(std::shared_ptr<const OnnxProgram> program);
+
+    const OnnxProgram& program() const { return *m_program; }
+
+    // `inputs` by name: every required input (OnnxProgram::requiredInputs), with the declared dtype
+    // and the declared fixed dims; an initializer may be overridden. Throws OnnxRunError naming the
+    // input or the node that fails.
+    OnnxRunResult run(const std::map<std::string, HostTensor>& inputs, bool keepValues = false) const;
+
+private:
+    std::shared_ptr<const OnnxProgram> m_program;
+    // Per main-graph node, the values read for the last time there (freed after it unless kept).
+    std::vector<std::vector<std::string>> m_lastUses;
+};
+
+}  // namespace ampstudio

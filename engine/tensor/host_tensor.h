@@ -1,0 +1,71 @@
+#pragma once
+// A tensor in host memory with ONNX's shape rules: 0-d scalars (empty dims) and zero-sized dims
+// exist, which the engine's Shape (where empty means "unknown") cannot say. It is what ONNX models'
+// constants and values are while the ONNX runner executes them (exec/onnx/), and what the node
+// tests' input and output files read as. Copies share the bytes (as Tensor's storage), so Reshape,
+// Identity and Squeeze hand a value on without copying it; a kernel writes only tensors it made.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensor/dtype.h"
+
+namespace ampstudio {
+
+using Dims = std::vector<int64_t>;
+
+// Product of the dims (1 for a scalar); throws std::overflow_error past int64 and
+// std::invalid_argument for a negative dim.
+int64_t dimsSize(const Dims& dims);
+// "[2, 3]"; "[]" for a scalar.
+std::string dimsString(const Dims& dims);
+
+class HostTensor {
+public:
+    HostTensor() = default;
+    // Zero-filled storage for dims x dtype.
+    HostTensor(DType dtype, Dims dims);
+
+    DType dtype() const { return m_dtype; }
+    const Dims& dims() const { return m_dims; }
+    int64_t rank() const { return static_cast<int64_t>(m_dims.size()); }
+    int64_t size() const { return m_size; }
+    std::size_t bytes() const { return static_cast<std::size_t>(m_size) * dtypeSize(m_dtype); }
+    bool defined() const { return m_data != nullptr; }
+
+    template <typename T>
+    const T* data() const {
+        return reinterpret_cast<const T*>(m_data->data());
+    }
+    template <typename T>
+    T* mutableData() {
+        return reinterpret_cast<T*>(m_data->data());
+    }
+    const std::byte* raw() const { return m_data->data(); }
+    std::byte* mutableRaw() { return m_data->data(); }
+
+    // The same bytes seen with other dims of the same size.
+    HostTensor reshaped(Dims dims) const;
+
+    // Element i as double / int64 (any numeric dtype, f16 and bf16 widened): for the small tensors
+    // that carry shapes, axes and scalars.
+    double numberAt(int64_t i) const;
+    int64_t integerAt(int64_t i) const;
+    std::vector<int64_t> integers() const;
+    // Every element as float32 (numeric dtypes); throws std::invalid_argument for others.
+    std::vector<float> floats() const;
+
+    static HostTensor fromFloats(const std::vector<float>& values, Dims dims, DType dtype = DType::F32);
+    static HostTensor fromIntegers(const std::vector<int64_t>& values, Dims dims, DType dtype = DType::I64);
+
+private:
+    DType m_dtype = DType::F32;
+    Dims m_dims;
+    int64_t m_size = 0;
+    std::shared_ptr<std::vector<std::byte>> m_data;
+};
+
+}  // namespace ampstudio
