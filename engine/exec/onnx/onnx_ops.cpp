@@ -116,6 +116,8 @@ std::unordered_map<std::string, OnnxOpDef> makeTable() {
     addOnnxShapeOps(table);
     addOnnxReduceOps(table);
     addOnnxNnOps(table);
+    addOnnxControlFlowOps(table);
+    addOnnxRecurrentOps(table);
     std::unordered_map<std::string, OnnxOpDef> byName;
     for (auto& [name, def] : table) byName.emplace(name, def);
     return byName;

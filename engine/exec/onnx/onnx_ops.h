@@ -13,7 +13,8 @@
 // Ops are grouped by kind, one file each: onnx_elementwise_ops.cpp (unary math and activations,
 // broadcast arithmetic, comparisons and logic, Where, Clip, Cast), onnx_shape_ops.cpp (Shape,
 // Reshape, Transpose, Concat, Slice, Gather ...), onnx_reduce_ops.cpp (the reductions, Softmax,
-// ArgMax, CumSum), onnx_nn_ops.cpp (MatMul, Gemm, Conv, pooling, the normalisations on oneDNN).
+// ArgMax, CumSum), onnx_nn_ops.cpp (MatMul, Gemm, Conv, pooling, the normalisations on oneDNN),
+// onnx_control_flow_ops.cpp (If, Loop), onnx_recurrent_ops.cpp (LSTM, GRU, RNN).
 
 #include <cstdint>
 #include <functional>
@@ -92,6 +93,8 @@ void addOnnxElementwiseOps(OnnxOpTable& table);
 void addOnnxShapeOps(OnnxOpTable& table);
 void addOnnxReduceOps(OnnxOpTable& table);
 void addOnnxNnOps(OnnxOpTable& table);
+void addOnnxControlFlowOps(OnnxOpTable& table);
+void addOnnxRecurrentOps(OnnxOpTable& table);
 
 // Multidirectional (numpy) broadcasting of two shapes; fails with the context on a mismatch.
 Dims broadcastDims(const OnnxKernelContext& ctx, const Dims& a, const Dims& b);
