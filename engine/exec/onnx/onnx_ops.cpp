@@ -118,6 +118,7 @@ std::unordered_map<std::string, OnnxOpDef> makeTable() {
     addOnnxNnOps(table);
     addOnnxControlFlowOps(table);
     addOnnxRecurrentOps(table);
+    addOnnxResizeOps(table);
     std::unordered_map<std::string, OnnxOpDef> byName;
     for (auto& [name, def] : table) byName.emplace(name, def);
     return byName;

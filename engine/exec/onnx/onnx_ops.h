@@ -14,7 +14,8 @@
 // broadcast arithmetic, comparisons and logic, Where, Clip, Cast), onnx_shape_ops.cpp (Shape,
 // Reshape, Transpose, Concat, Slice, Gather ...), onnx_reduce_ops.cpp (the reductions, Softmax,
 // ArgMax, CumSum), onnx_nn_ops.cpp (MatMul, Gemm, Conv, pooling, the normalisations on oneDNN),
-// onnx_control_flow_ops.cpp (If, Loop), onnx_recurrent_ops.cpp (LSTM, GRU, RNN).
+// onnx_control_flow_ops.cpp (If, Loop), onnx_recurrent_ops.cpp (LSTM, GRU, RNN),
+// onnx_resize_ops.cpp (Resize, Upsample).
 
 #include <cstdint>
 #include <functional>
@@ -95,6 +96,7 @@ void addOnnxReduceOps(OnnxOpTable& table);
 void addOnnxNnOps(OnnxOpTable& table);
 void addOnnxControlFlowOps(OnnxOpTable& table);
 void addOnnxRecurrentOps(OnnxOpTable& table);
+void addOnnxResizeOps(OnnxOpTable& table);
 
 // Multidirectional (numpy) broadcasting of two shapes; fails with the context on a mismatch.
 Dims broadcastDims(const OnnxKernelContext& ctx, const Dims& a, const Dims& b);
