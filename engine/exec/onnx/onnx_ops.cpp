@@ -119,6 +119,7 @@ std::unordered_map<std::string, OnnxOpDef> makeTable() {
     addOnnxControlFlowOps(table);
     addOnnxRecurrentOps(table);
     addOnnxResizeOps(table);
+    addOnnxIndexOps(table);
     std::unordered_map<std::string, OnnxOpDef> byName;
     for (auto& [name, def] : table) byName.emplace(name, def);
     return byName;

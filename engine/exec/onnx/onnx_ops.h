@@ -15,7 +15,8 @@
 // Reshape, Transpose, Concat, Slice, Gather ...), onnx_reduce_ops.cpp (the reductions, Softmax,
 // ArgMax, CumSum), onnx_nn_ops.cpp (MatMul, Gemm, Conv, pooling, the normalisations on oneDNN),
 // onnx_control_flow_ops.cpp (If, Loop), onnx_recurrent_ops.cpp (LSTM, GRU, RNN),
-// onnx_resize_ops.cpp (Resize, Upsample).
+// onnx_resize_ops.cpp (Resize, Upsample), onnx_index_ops.cpp (TopK, NonZero, Trilu, OneHot, the
+// Gather / Scatter family, DepthToSpace ...).
 
 #include <cstdint>
 #include <functional>
@@ -97,6 +98,7 @@ void addOnnxNnOps(OnnxOpTable& table);
 void addOnnxControlFlowOps(OnnxOpTable& table);
 void addOnnxRecurrentOps(OnnxOpTable& table);
 void addOnnxResizeOps(OnnxOpTable& table);
+void addOnnxIndexOps(OnnxOpTable& table);
 
 // Multidirectional (numpy) broadcasting of two shapes; fails with the context on a mismatch.
 Dims broadcastDims(const OnnxKernelContext& ctx, const Dims& a, const Dims& b);
