@@ -53,6 +53,19 @@ struct CompareArgs {
     std::string backend = "auto";
 };
 
+struct RunArgs {
+    std::filesystem::path model;  // an MXNet symbol (or its .params) or an ONNX model
+    std::optional<std::filesystem::path> params;
+    bool noParams = false;
+    std::vector<std::string> inputs;      // NAME=SHAPE: seeded uniform(0, 1)
+    std::vector<std::string> numpyFiles;  // --inputs X.npz|X.npy ...
+    std::optional<std::string> data;
+    int64_t samples = 8;
+    uint64_t seed = 0;
+    std::optional<std::filesystem::path> outputs;  // --outputs Y.npz
+    std::string backend = "auto";
+};
+
 struct TrainArgs {
     std::filesystem::path symbol;
     std::optional<std::filesystem::path> params;
@@ -112,6 +125,7 @@ int runConvert(const ConvertArgs& args);
 ConversionOptions conversionOptions(const ConvertArgs& args, OpSet opSet = OpSet::Mxnet);
 int runInspect(const InspectArgs& args);
 int runCompare(const CompareArgs& args);
+int runRun(const RunArgs& args);
 int runTune(const TuneArgs& args);
 int runTrain(const TrainArgs& args);
 

@@ -15,6 +15,9 @@
 #include "cli_errors.h"
 #include "cli_inputs.h"
 #include "exec/model_compare.h"
+#include "exec/onnx/onnx_compare.h"
+#include "formats/onnx_program.h"
+#include "train/calibration_inputs.h"
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
 #include "formats/model_file.h"
@@ -93,13 +96,32 @@ int runCompare(const CompareArgs& args) {
         const Graph& reference = *referenceModel.graph;
         const Graph& converted = *convertedModel.graph;
         const NDArrayList* params = referenceModel.params.get();
+        if ((referenceModel.origin.format == ModelFormat::Onnx) != (convertedModel.origin.format == ModelFormat::Onnx)) {
+            throw UsageError("the two models are in different formats");
+        }
 
-        const std::map<std::string, HostArray> inputs =
-            modelInputs(reference, args.inputs, args.numpyFiles, args.data, args.samples, args.seed);
-
-        auto backend = makeBackend(parseBackendChoice(args.backend), &converted);
-        const ModelComparison result = compareModels(reference, converted, params, inputs,
-                                                     *backend, args.seed);
+        ModelComparison result;
+        std::map<std::string, Dims> inputDims;
+        if (referenceModel.origin.format == ModelFormat::Onnx) {
+            // ONNX models run on the ONNX runner (CPU), their inputs in the dtypes they declare.
+            if (args.backend == "cuda") throw UsageError("ONNX models run on the CPU (--backend cpu or auto)");
+            const auto referenceProgram = onnxProgramOf(referenceModel);
+            std::map<std::string, HostTensor> inputs;
+            try {
+                inputs = onnxCalibrationInputs(*referenceProgram, {.randomInputs = args.inputs, .numpyFiles = args.numpyFiles,
+                                                                    .dataset = args.data, .samples = args.samples, .seed = args.seed});
+            } catch (const CalibrationError& e) {
+                throw UsageError(e.what());
+            }
+            for (const auto& [name, t] : inputs) inputDims[name] = t.dims();
+            result = compareOnnxModels(*referenceProgram, *onnxProgramOf(convertedModel), inputs);
+        } else {
+            const std::map<std::string, HostArray> inputs =
+                modelInputs(reference, args.inputs, args.numpyFiles, args.data, args.samples, args.seed);
+            for (const auto& [name, a] : inputs) inputDims[name] = a.shape;
+            auto backend = makeBackend(parseBackendChoice(args.backend), &converted);
+            result = compareModels(reference, converted, params, inputs, *backend, args.seed);
+        }
         // A float32 reference that overflows is no reference: said first, before any figure.
         bool referenceFinite = true;
         for (const TensorDifference& d : result.outputs) {
@@ -144,7 +166,7 @@ int runCompare(const CompareArgs& args) {
                                   {"status", referenceFinite ? "ok" : "reference not finite"},
                                   {"outputs", nlohmann::json::array()},
                                   {"nodes", nlohmann::json::array()}};
-            for (const auto& [name, a] : inputs) report["inputs"][name] = a.shape;
+            for (const auto& [name, dims] : inputDims) report["inputs"][name] = dims;
             for (const TensorDifference& d : result.outputs) report["outputs"].push_back(toJson(d));
             for (const TensorDifference& d : result.nodes) report["nodes"].push_back(toJson(d));
             writeFileAtomically(*args.report, report.dump(2) + "\n");

@@ -10,6 +10,7 @@
 #include "cli_inputs.h"
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
+#include "exec/onnx/onnx_ops.h"
 #include "ops/op_error.h"
 
 namespace ampstudio::cli {
@@ -35,6 +36,8 @@ int reportCurrentException(const std::filesystem::path& model, int invalidArgume
         return say(model.string() + ": " + e.what(), kBadInput);
     } catch (const OpError& e) {
         return say(e.what(), kBadInput);
+    } catch (const OnnxRunError& e) {  // an ONNX node that cannot run, an input that does not fit
+        return say(model.string() + ": " + e.what(), kBadInput);
     } catch (const std::invalid_argument& e) {
         return say(e.what(), invalidArgument);
     } catch (const std::runtime_error& e) {  // the device: --backend cuda without one, out of memory

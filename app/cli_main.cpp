@@ -98,6 +98,20 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     compareCmd->add_option("--report", compare.report, "Write every output's and node's figures (JSON)");
 
+    RunArgs run;
+    CLI::App* runCmd = app.add_subcommand("run", "Run a model forward on given inputs; print and save its outputs");
+    runCmd->add_option("model", run.model, "MXNet symbol file (*-symbol.json, or its *-NNNN.params) or ONNX model (*.onnx)")->required();
+    runCmd->add_option("--params", run.params, "MXNet parameter file (default: the newest beside the symbol; else initialised from --seed)");
+    runCmd->add_flag("--no-params", run.noParams, "Ignore parameter files beside the symbol: initialise from --seed");
+    runCmd->add_option("--input", run.inputs, "An input and its shape, filled with seeded uniform(0,1): NAME=SHAPE (repeatable)");
+    runCmd->add_option("--inputs", run.numpyFiles, "NumPy files (.npz, .npy): each array fills the input of its name")
+        ->check(CLI::ExistingFile);
+    runCmd->add_option("--data", run.data, "Samples for the data input: fashion-mnist, an IDX images file, synthetic:NAME, csv:FILE or idx:DIR");
+    runCmd->add_option("--samples", run.samples, "How many samples from --data (default 8)");
+    runCmd->add_option("--seed", run.seed, "Seed of random inputs and initialised parameters (default 0)");
+    runCmd->add_option("--outputs", run.outputs, "Write every output to this .npz (bfloat16 as float32)");
+    runCmd->add_option("--backend", run.backend, "auto (default), cpu, cuda (MXNet models)")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+
     TuneArgs tune;
     ConvertArgs& tc = tune.conversion;
     CLI::App* tuneCmd = app.add_subcommand(
@@ -174,6 +188,10 @@ int main(int argc, char** argv) {
     if (compareCmd->parsed()) {
         resolveCheckpoint(compare.symbol, compare.params, compare.noParams);
         return runCompare(compare);
+    }
+    if (runCmd->parsed()) {
+        resolveCheckpoint(run.model, run.params, run.noParams);
+        return runRun(run);
     }
     if (tuneCmd->parsed()) {
         resolveCheckpoint(tc.symbol, tc.params, tc.noParams);

@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 
+#include "formats/atomic_file.h"
 #include "formats/load_error.h"
 #include "tensor/float_convert.h"
 
@@ -144,6 +145,11 @@ NpyArray parseNpy(std::span<const std::byte> bytes, const std::string& source) {
                             std::to_string(count) + " elements its shape needs");
     }
     array.values.resize(std::size_t(count));
+    array.dtype = kind == 'b'   ? DType::Bool
+                  : kind == 'f' ? (size == 2 ? DType::F16 : size == 4 ? DType::F32 : DType::F64)
+                  : kind == 'i' ? (size == 1 ? DType::I8 : size == 2 ? DType::I16 : size == 4 ? DType::I32 : DType::I64)
+                                : (size == 1 ? DType::U8 : size == 2 ? DType::U16 : size == 4 ? DType::U32 : DType::U64);
+    if (kind != 'f') array.integers.resize(std::size_t(count));
     const std::byte* p = bytes.data() + data;
     for (std::size_t i = 0; i < array.values.size(); ++i, p += size) {
         float v = 0.0f;
@@ -153,19 +159,28 @@ NpyArray parseNpy(std::span<const std::byte> bytes, const std::string& source) {
                     : size == 4 ? load<float>(p, swap)
                                 : float(load<double>(p, swap));
                 break;
-            case 'i':
-                v = size == 1 ? float(load<int8_t>(p, false))
-                    : size == 2 ? float(load<int16_t>(p, swap))
-                    : size == 4 ? float(load<int32_t>(p, swap))
-                                : float(load<int64_t>(p, swap));
+            case 'i': {
+                const int64_t n = size == 1 ? load<int8_t>(p, false)
+                                  : size == 2 ? load<int16_t>(p, swap)
+                                  : size == 4 ? load<int32_t>(p, swap)
+                                              : load<int64_t>(p, swap);
+                array.integers[i] = n;
+                v = float(n);
                 break;
-            case 'u':
-                v = size == 1 ? float(load<uint8_t>(p, false))
-                    : size == 2 ? float(load<uint16_t>(p, swap))
-                    : size == 4 ? float(load<uint32_t>(p, swap))
-                                : float(load<uint64_t>(p, swap));
+            }
+            case 'u': {
+                const uint64_t n = size == 1 ? load<uint8_t>(p, false)
+                                   : size == 2 ? load<uint16_t>(p, swap)
+                                   : size == 4 ? load<uint32_t>(p, swap)
+                                               : load<uint64_t>(p, swap);
+                array.integers[i] = static_cast<int64_t>(n);
+                v = float(n);
                 break;
-            default: v = std::to_integer<int>(*p) != 0 ? 1.0f : 0.0f; break;
+            }
+            default:
+                array.integers[i] = std::to_integer<int>(*p) != 0 ? 1 : 0;
+                v = float(array.integers[i]);
+                break;
         }
         array.values[i] = v;
     }
@@ -220,6 +235,117 @@ std::map<std::string, NpyArray> readNumpyFile(const std::filesystem::path& path)
     }
     if (arrays.empty()) throw LoadError(source, "", "the archive holds no .npy arrays");
     return arrays;
+}
+
+HostTensor npyTensor(const NpyArray& array, DType dtype) {
+    if (isFloat(dtype)) return HostTensor::fromFloats(array.values, array.shape, dtype);
+    HostTensor t(dtype, array.shape);
+    for (int64_t i = 0; i < t.size(); ++i) {
+        const int64_t v = array.integers.empty() ? static_cast<int64_t>(array.values[std::size_t(i)]) : array.integers[std::size_t(i)];
+        std::byte* p = t.mutableRaw() + std::size_t(i) * dtypeSize(dtype);
+        switch (dtype) {
+            case DType::Bool: *reinterpret_cast<uint8_t*>(p) = v != 0; break;
+            case DType::I8: case DType::U8: *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(v); break;
+            case DType::I16: case DType::U16: {
+                const auto x = static_cast<uint16_t>(v);
+                std::memcpy(p, &x, 2);
+                break;
+            }
+            case DType::I32: case DType::U32: {
+                const auto x = static_cast<uint32_t>(v);
+                std::memcpy(p, &x, 4);
+                break;
+            }
+            default: std::memcpy(p, &v, 8); break;
+        }
+    }
+    return t;
+}
+
+namespace {
+
+// numpy's descr of a dtype; bfloat16 is written as float32.
+std::string npyDescr(DType dtype) {
+    switch (dtype) {
+        case DType::F16: return "<f2";
+        case DType::F64: return "<f8";
+        case DType::I8: return "|i1";
+        case DType::U8: return "|u1";
+        case DType::I16: return "<i2";
+        case DType::U16: return "<u2";
+        case DType::I32: return "<i4";
+        case DType::U32: return "<u4";
+        case DType::I64: return "<i8";
+        case DType::U64: return "<u8";
+        case DType::Bool: return "|b1";
+        default: return "<f4";
+    }
+}
+
+// One .npy (format 1.0; the header padded with spaces to a multiple of 64 bytes, as numpy does).
+std::vector<std::byte> npyBytes(const HostTensor& tensor) {
+    const HostTensor t = tensor.dtype() == DType::BF16 ? HostTensor::fromFloats(tensor.floats(), tensor.dims()) : tensor;
+    std::string shape;  // numpy's tuple: (), (2,), (2, 3)
+    for (std::size_t d = 0; d < t.dims().size(); ++d) shape += (d ? ", " : "") + std::to_string(t.dims()[d]);
+    if (t.dims().size() == 1) shape += ',';
+    std::string header = "{'descr': '" + npyDescr(t.dtype()) + "', 'fortran_order': False, 'shape': (" + shape + "), }";
+    const std::size_t unpadded = 10 + header.size() + 1;
+    header.append((64 - unpadded % 64) % 64, ' ');
+    header += '\n';
+    if (header.size() > 65535) throw SaveError("an array header longer than .npy 1.0 allows");
+    std::vector<std::byte> bytes(10 + header.size() + t.bytes());
+    static constexpr unsigned char kStart[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    std::memcpy(bytes.data(), kStart, sizeof kStart);
+    bytes[8] = std::byte(header.size() & 0xff);
+    bytes[9] = std::byte(header.size() >> 8);
+    std::memcpy(bytes.data() + 10, header.data(), header.size());
+    if (t.bytes()) std::memcpy(bytes.data() + 10 + header.size(), t.raw(), t.bytes());
+    return bytes;
+}
+
+}  // namespace
+
+std::vector<std::byte> serializeNpz(const std::vector<std::pair<std::string, HostTensor>>& arrays) {
+    // An archive in memory (libzip's buffer source), then its bytes.
+    zip_error_t error;
+    zip_error_init(&error);
+    zip_source_t* buffer = zip_source_buffer_create(nullptr, 0, 0, &error);
+    if (!buffer) throw SaveError(std::string("libzip: ") + zip_error_strerror(&error));
+    zip_source_keep(buffer);
+    std::unique_ptr<zip_source_t, decltype(&zip_source_free)> keep(buffer, &zip_source_free);
+    zip_t* archive = zip_open_from_source(buffer, ZIP_TRUNCATE, &error);
+    if (!archive) throw SaveError(std::string("libzip: ") + zip_error_strerror(&error));
+    std::vector<std::vector<std::byte>> members;  // alive until zip_close reads them
+    members.reserve(arrays.size());
+    for (const auto& [name, tensor] : arrays) {
+        members.push_back(npyBytes(tensor));
+        zip_source_t* member = zip_source_buffer(archive, members.back().data(), members.back().size(), 0);
+        if (!member || zip_file_add(archive, (name + ".npy").c_str(), member, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8) < 0) {
+            if (member) zip_source_free(member);
+            const std::string why = zip_strerror(archive);
+            zip_discard(archive);
+            throw SaveError("libzip: cannot add '" + name + "': " + why);
+        }
+        zip_set_file_compression(archive, zip_uint64_t(zip_get_num_entries(archive, 0) - 1), ZIP_CM_STORE, 0);
+    }
+    if (zip_close(archive) != 0) {
+        const std::string why = zip_strerror(archive);
+        zip_discard(archive);
+        throw SaveError("libzip: " + why);
+    }
+    std::vector<std::byte> bytes;
+    if (zip_source_open(buffer) != 0) throw SaveError("libzip: cannot read the archive back");
+    zip_source_seek(buffer, 0, SEEK_END);
+    bytes.resize(std::size_t(zip_source_tell(buffer)));
+    zip_source_seek(buffer, 0, SEEK_SET);
+    const zip_int64_t read = zip_source_read(buffer, bytes.data(), bytes.size());
+    zip_source_close(buffer);
+    if (read < 0 || std::size_t(read) != bytes.size()) throw SaveError("libzip: cannot read the archive back");
+    return bytes;
+}
+
+void writeNpzFile(const std::filesystem::path& path, const std::vector<std::pair<std::string, HostTensor>>& arrays) {
+    writeFileAtomically(path, serializeNpz(arrays));
 }
 
 }  // namespace ampstudio

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "formats/load_error.h"
+#include "exec/onnx/onnx_compare.h"
 #include "formats/npz_file.h"
 #include "ops/variable_roles.h"
 #include "tensor/seeded_random.h"
@@ -16,8 +17,9 @@
 namespace ampstudio {
 namespace {
 
-// "64,784", "(64, 784)", "[64,784]"
-Shape parseShape(const std::string& text, const std::string& what) {
+}  // namespace
+
+Shape parseInputShape(const std::string& text, const std::string& what) {
     std::string s;
     for (char c : text) {
         if (c != '(' && c != ')' && c != '[' && c != ']' && c != ' ') s += c;
@@ -42,6 +44,8 @@ Shape parseShape(const std::string& text, const std::string& what) {
     }
     return shape;
 }
+
+namespace {
 
 // The first `samples` images of a dataset as floats 0..1, one row per sample; or the first samples
 // of a training-data spec's validation part (already scaled as training reads it).
@@ -177,7 +181,7 @@ std::map<std::string, HostArray> calibrationInputs(const Graph& graph, const Cal
         const auto eq = item.find('=');
         if (eq == std::string::npos || eq == 0) throw CalibrationError(label + ": '" + item + "' is not NAME=SHAPE");
         HostArray a;
-        a.shape = parseShape(item.substr(eq + 1), label + " " + item.substr(0, eq));
+        a.shape = parseInputShape(item.substr(eq + 1), label + " " + item.substr(0, eq));
         a.values.resize(static_cast<std::size_t>(shapeSize(a.shape)));
         for (float& v : a.values) v = static_cast<float>(random.uniform(0.0, 1.0));
         inputs[item.substr(0, eq)] = std::move(a);
@@ -202,6 +206,56 @@ std::map<std::string, HostArray> calibrationInputs(const Graph& graph, const Cal
         throw CalibrationError("no inputs: give NumPy files, a dataset or random inputs by shape");
     }
     return inputs;
+}
+
+std::map<std::string, HostTensor> onnxCalibrationInputs(const OnnxProgram& program, const CalibrationSpec& spec) {
+    const std::string& label = spec.randomInputLabel;
+    const auto declaredDtype = [&](const std::string& name) -> std::optional<DType> {
+        for (const OnnxValueInfo& info : program.graph.inputs) {
+            if (info.name == name) return info.dtype.value_or(DType::F32);
+        }
+        return std::nullopt;
+    };
+    std::map<std::string, HostTensor> given;
+    std::map<std::string, Dims> shapes;
+    for (const std::string& item : spec.randomInputs) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0) throw CalibrationError(label + ": '" + item + "' is not NAME=SHAPE");
+        shapes[item.substr(0, eq)] = parseInputShape(item.substr(eq + 1), label + " " + item.substr(0, eq));
+    }
+    const auto required = program.requiredInputs();
+    for (const std::string& file : spec.numpyFiles) {
+        const std::map<std::string, NpyArray> arrays = readNumpyFile(file);
+        for (const auto& [name, array] : arrays) {
+            // A file's only array fills the first input whatever its name (as for MXNet models).
+            const std::string input = declaredDtype(name) || arrays.size() > 1 || required.empty() ? name : required.front()->name;
+            const std::optional<DType> dtype = declaredDtype(input);
+            if (!dtype) throw CalibrationError(file + ": the model has no input '" + name + "'");
+            given[input] = npyTensor(array, *dtype);
+        }
+    }
+    if (spec.dataset) {
+        if (required.empty()) throw CalibrationError("the model has no input for the dataset");
+        const OnnxValueInfo& info = *required.front();
+        if (spec.samples < 1) throw CalibrationError("the sample count must be at least 1");
+        HostArray a = images(*spec.dataset, spec.samples);
+        Shape dims = a.shape;
+        if (const auto it = shapes.find(info.name); it != shapes.end()) {
+            dims = it->second;
+            dims[0] = a.shape[0];
+            if (shapeSize(dims) != static_cast<int64_t>(a.values.size())) {
+                throw CalibrationError(label + " " + info.name + " does not hold " + shapeString(a.shape) + " images");
+            }
+            shapes.erase(it);
+        }
+        given[info.name] = HostTensor::fromFloats(a.values, dims, isFloat(info.dtype.value_or(DType::F32)) ? info.dtype.value_or(DType::F32) : DType::F32);
+    }
+    for (const auto& [name, t] : given) shapes.erase(name);
+    try {
+        return onnxRunInputs(program, given, shapes, spec.seed);
+    } catch (const std::invalid_argument& e) {
+        throw CalibrationError(e.what());
+    }
 }
 
 }  // namespace ampstudio

@@ -12,6 +12,7 @@
 
 #include "exec/model_run.h"
 #include "formats/ndarray_list.h"
+#include "formats/onnx_program.h"
 #include "graph/graph.h"
 
 namespace ampstudio {
@@ -54,5 +55,14 @@ std::string suggestedRandomInput(const Graph& graph, const NDArrayList* params, 
 
 // Throws CalibrationError for a request that cannot be met, LoadError for an unreadable dataset.
 std::map<std::string, HostArray> calibrationInputs(const Graph& graph, const CalibrationSpec& spec);
+
+// The same request for an ONNX model run by the ONNX runner: every value in the dtype the model
+// declares for its input (an integer NumPy array keeps its exact values: token ids), random inputs
+// uniform(0, 1) (integer inputs 0 or 1), the dataset into the first required input; required inputs
+// whose dims are all fixed are random when not named. Throws CalibrationError / LoadError.
+std::map<std::string, HostTensor> onnxCalibrationInputs(const OnnxProgram& program, const CalibrationSpec& spec);
+
+// "64,784", "(64, 784)", "[64,784]" -> {64, 784}; `what` names it in the CalibrationError.
+Shape parseInputShape(const std::string& text, const std::string& what);
 
 }  // namespace ampstudio

@@ -143,6 +143,17 @@ void mod(OnnxKernelContext& ctx) {
 }
 
 void prelu(OnnxKernelContext& ctx) {
+    // PRelu before opset 7 (no numpy broadcasting yet) applies a slope of one value per channel
+    // along axis 1, as torch.nn.PReLU(num_parameters=C) exported then.
+    const HostTensor& x = ctx.input(0);
+    const HostTensor& slope = ctx.input(1);
+    HostTensor channelSlope;
+    if (ctx.opset < 7 && slope.rank() == 1 && x.rank() > 2 && slope.size() == x.dims()[1] && slope.size() > 1) {
+        Dims dims(static_cast<std::size_t>(x.rank() - 1), 1);
+        dims[0] = slope.size();
+        channelSlope = slope.reshaped(dims);
+        ctx.inputs[1] = &channelSlope;
+    }
     binary(ctx, Result::SameAsInput, [](auto x, auto slope) {
         return x < 0 ? static_cast<decltype(x)>(x * slope) : x;
     });
@@ -169,9 +180,10 @@ void variadic(OnnxKernelContext& ctx, bool mean, Fn&& fn) {
         acc = std::move(copy);
     }
     if (mean) {
-        if (acc.dtype() != DType::F32) ctx.unsupported("Mean of " + std::string(dtypeName(acc.dtype())));
-        const auto n = static_cast<float>(ctx.inputCount());
-        for (int64_t i = 0; i < acc.size(); ++i) acc.mutableData<float>()[i] /= n;
+        visitDtype<kFloatDtypes>(ctx, acc.dtype(), [&]<typename T>() {
+            const auto n = static_cast<T>(ctx.inputCount());
+            for (int64_t i = 0; i < acc.size(); ++i) acc.mutableData<T>()[i] /= n;
+        });
     }
     ctx.setOutput(0, std::move(acc));
 }
@@ -387,33 +399,33 @@ void addOnnxElementwiseOps(OnnxOpTable& table) {
                  if constexpr (std::is_unsigned_v<decltype(x)>) return x;
                  else return static_cast<decltype(x)>(x < 0 ? -x : x);
              });
-         }}},
-        {"Neg", {[](OnnxKernelContext& ctx) { unaryNumeric(ctx, [](auto x) { return static_cast<decltype(x)>(-x); }); }}},
+         }, true, false}},
+        {"Neg", {[](OnnxKernelContext& ctx) { unaryNumeric(ctx, [](auto x) { return static_cast<decltype(x)>(-x); }); }, true, false}},
         {"Sign", {[](OnnxKernelContext& ctx) {
              unaryNumeric(ctx, [](auto x) { return static_cast<decltype(x)>((x > decltype(x){0}) - (x < decltype(x){0})); });
-         }}},
-        {"Add", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return static_cast<decltype(x)>(x + y); }); }}},
-        {"Sub", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return static_cast<decltype(x)>(x - y); }); }}},
-        {"Mul", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return static_cast<decltype(x)>(x * y); }); }}},
-        {"Div", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return divide(x, y); }); }}},
-        {"Pow", {pow}},
-        {"Mod", {mod}},
+         }, true, false}},
+        {"Add", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return static_cast<decltype(x)>(x + y); }); }, true, false}},
+        {"Sub", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return static_cast<decltype(x)>(x - y); }); }, true, false}},
+        {"Mul", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return static_cast<decltype(x)>(x * y); }); }, true, false}},
+        {"Div", {[](OnnxKernelContext& ctx) { binary(ctx, Result::SameAsInput, [](auto x, auto y) { return divide(x, y); }); }, true, false}},
+        {"Pow", {pow, true, false}},
+        {"Mod", {mod, true, false}},
         {"PRelu", {prelu}},
-        {"Equal", {[](OnnxKernelContext& ctx) { binary<kAllDtypes>(ctx, Result::Bool, [](auto x, auto y) { return x == y; }); }}},
-        {"Less", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x < y; }); }}},
-        {"Greater", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x > y; }); }}},
-        {"LessOrEqual", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x <= y; }); }}},
-        {"GreaterOrEqual", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x >= y; }); }}},
+        {"Equal", {[](OnnxKernelContext& ctx) { binary<kAllDtypes>(ctx, Result::Bool, [](auto x, auto y) { return x == y; }); }, true, false}},
+        {"Less", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x < y; }); }, true, false}},
+        {"Greater", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x > y; }); }, true, false}},
+        {"LessOrEqual", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x <= y; }); }, true, false}},
+        {"GreaterOrEqual", {[](OnnxKernelContext& ctx) { binary(ctx, Result::Bool, [](auto x, auto y) { return x >= y; }); }, true, false}},
         {"And", {[](OnnxKernelContext& ctx) { binary<kBoolDtype>(ctx, Result::Bool, [](auto x, auto y) { return x && y; }); }}},
         {"Or", {[](OnnxKernelContext& ctx) { binary<kBoolDtype>(ctx, Result::Bool, [](auto x, auto y) { return x || y; }); }}},
         {"Xor", {[](OnnxKernelContext& ctx) { binary<kBoolDtype>(ctx, Result::Bool, [](auto x, auto y) { return x != y; }); }}},
         {"Not", {logicalNot}},
-        {"Sum", {[](OnnxKernelContext& ctx) { variadic(ctx, false, [](auto x, auto y) { return x + y; }); }}},
-        {"Mean", {[](OnnxKernelContext& ctx) { variadic(ctx, true, [](auto x, auto y) { return x + y; }); }}},
-        {"Max", {[](OnnxKernelContext& ctx) { variadic(ctx, false, [](auto x, auto y) { return maxOf(x, y); }); }}},
-        {"Min", {[](OnnxKernelContext& ctx) { variadic(ctx, false, [](auto x, auto y) { return minOf(x, y); }); }}},
+        {"Sum", {[](OnnxKernelContext& ctx) { variadic(ctx, false, [](auto x, auto y) { return x + y; }); }, true, false}},
+        {"Mean", {[](OnnxKernelContext& ctx) { variadic(ctx, true, [](auto x, auto y) { return x + y; }); }, true, false}},
+        {"Max", {[](OnnxKernelContext& ctx) { variadic(ctx, false, [](auto x, auto y) { return maxOf(x, y); }); }, true, false}},
+        {"Min", {[](OnnxKernelContext& ctx) { variadic(ctx, false, [](auto x, auto y) { return minOf(x, y); }); }, true, false}},
         {"Where", {where, false}},
-        {"Clip", {clip}},
+        {"Clip", {clip, true, false}},
         {"IsNaN", {isNaN}},
         {"IsInf", {isInf}},
         {"Cast", {cast, false}},

@@ -349,7 +349,7 @@ void spaceToDepth(OnnxKernelContext& ctx) {
 
 void addOnnxIndexOps(OnnxOpTable& table) {
     const OnnxOpTable ops = {
-        {"TopK", {topK}},
+        {"TopK", {topK, true, false}},
         {"NonZero", {nonZero, false}},
         {"Trilu", {trilu, false}},
         {"OneHot", {oneHot, false}},

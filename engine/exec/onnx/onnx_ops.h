@@ -5,7 +5,7 @@
 // dynamic axes need nothing at bind time.
 //
 // float16 and bfloat16 (the engine's rule, DESIGN.md §5): an op marked computesInFloat32 sees its
-// f16/bf16/f64 inputs as float32 and writes float32; the runner rounds each float32 output once to
+// f16/bf16 inputs (and f64 ones, unless it computes in double) as float32 and writes float32; the runner rounds each float32 output once to
 // the dtype its inputs had (OnnxKernelContext::storeAs, which a kernel changes where the schema
 // says otherwise). Ops whose output dtype is an attribute (Cast, ConstantOfShape) see their inputs
 // as stored.
@@ -83,6 +83,9 @@ using OnnxKernelFn = void (*)(OnnxKernelContext&);
 struct OnnxOpDef {
     OnnxKernelFn run = nullptr;
     bool computesInFloat32 = true;
+    // With computesInFloat32: float64 inputs are narrowed to float32 too, unless the kernel computes
+    // in double itself (arithmetic, comparisons, reductions: float64 models keep float64's range).
+    bool float64InFloat32 = true;
 };
 
 // By op as the program spells it ("Conv", "com.microsoft.Gelu"); nullptr when not supported.

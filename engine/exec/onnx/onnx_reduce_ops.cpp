@@ -191,22 +191,22 @@ void cumSum(OnnxKernelContext& ctx) {
 
 void addOnnxReduceOps(OnnxOpTable& table) {
     const OnnxOpTable ops = {
-        {"ReduceSum", {reduce<Reduction::Sum>}},
-        {"ReduceMean", {reduce<Reduction::Mean>}},
-        {"ReduceMax", {reduce<Reduction::Max>}},
-        {"ReduceMin", {reduce<Reduction::Min>}},
-        {"ReduceProd", {reduce<Reduction::Prod>}},
-        {"ReduceL1", {reduce<Reduction::L1>}},
-        {"ReduceL2", {reduce<Reduction::L2>}},
-        {"ReduceLogSum", {reduce<Reduction::LogSum>}},
-        {"ReduceLogSumExp", {reduce<Reduction::LogSumExp>}},
-        {"ReduceSumSquare", {reduce<Reduction::SumSquare>}},
-        {"ArgMax", {argExtreme<true>}},
-        {"ArgMin", {argExtreme<false>}},
+        {"ReduceSum", {reduce<Reduction::Sum>, true, false}},
+        {"ReduceMean", {reduce<Reduction::Mean>, true, false}},
+        {"ReduceMax", {reduce<Reduction::Max>, true, false}},
+        {"ReduceMin", {reduce<Reduction::Min>, true, false}},
+        {"ReduceProd", {reduce<Reduction::Prod>, true, false}},
+        {"ReduceL1", {reduce<Reduction::L1>, true, false}},
+        {"ReduceL2", {reduce<Reduction::L2>, true, false}},
+        {"ReduceLogSum", {reduce<Reduction::LogSum>, true, false}},
+        {"ReduceLogSumExp", {reduce<Reduction::LogSumExp>, true, false}},
+        {"ReduceSumSquare", {reduce<Reduction::SumSquare>, true, false}},
+        {"ArgMax", {argExtreme<true>, true, false}},
+        {"ArgMin", {argExtreme<false>, true, false}},
         {"Softmax", {softmax<SoftmaxKind::Softmax>}},
         {"LogSoftmax", {softmax<SoftmaxKind::LogSoftmax>}},
         {"Hardmax", {softmax<SoftmaxKind::Hardmax>}},
-        {"CumSum", {cumSum}},
+        {"CumSum", {cumSum, true, false}},
     };
     table.insert(table.end(), ops.begin(), ops.end());
 }

@@ -87,7 +87,9 @@ HostTensor fromFloat32(const HostTensor& t, DType dtype) {
     return out;
 }
 
-bool widened(DType t) { return t == DType::F16 || t == DType::BF16 || t == DType::F64; }
+bool widened(DType t, const OnnxOpDef& def) {
+    return def.computesInFloat32 && (t == DType::F16 || t == DType::BF16 || (t == DType::F64 && def.float64InFloat32));
+}
 
 class Run {
 public:
@@ -140,7 +142,7 @@ public:
             const HostTensor* t = scope.find(name);
             if (!t) ctx.fail("input '" + name + "' has no value");
             if (!t->defined()) ctx.unsupported("input '" + name + "' of a dtype without values here (a string tensor)");
-            if (def->computesInFloat32 && widened(t->dtype())) {
+            if (widened(t->dtype(), *def)) {
                 if (low == DType::F32) low = t->dtype();
                 widenedInputs.push_back(toFloat32(*t));
                 ctx.inputs.push_back(&widenedInputs.back());

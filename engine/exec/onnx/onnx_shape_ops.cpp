@@ -510,7 +510,7 @@ void addOnnxShapeOps(OnnxOpTable& table) {
         {"Squeeze", {squeeze, false}},
         {"Expand", {expand, false}},
         {"Tile", {tile, false}},
-        {"Range", {range}},
+        {"Range", {range, true, false}},
         {"Pad", {pad, false}},
     };
     table.insert(table.end(), ops.begin(), ops.end());
