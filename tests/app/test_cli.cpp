@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "formats/ndarray_list.h"
+#include "formats/npz_file.h"
 #include "formats/symbol_json.h"
 #include "tensor/dtype.h"
 
@@ -379,6 +380,45 @@ private slots:
         r = cli({"convert", mlp, "--output", dir.filePath("mlp"), "--low-precision-io"});
         QVERIFY(r.exitCode != 0);
         QVERIFY2(r.err.contains("--low-precision-io is for ONNX"), qPrintable(r.err));
+    }
+
+    // run and compare on ONNX models: the ONNX runner behind the same subcommands; run's outputs
+    // as an .npz numpy reads, compare's figures for the float16 conversion.
+    void runAndCompareOnnx() {
+        const QString model = QStringLiteral("/usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d/model.onnx");
+        if (!QFile::exists(model)) {
+            QSKIP("libonnx-testdata is not installed");
+        }
+        QTemporaryDir dir;
+        Run r = cli({"run", model, "--outputs", dir.filePath("y.npz")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains("onnx runner (cpu)"), qPrintable(r.out));
+        const auto arrays = readNumpyFile(dir.filePath("y.npz").toStdString());
+        QCOMPARE(arrays.size(), std::size_t(1));
+        QVERIFY(arrays.begin()->second.shape.size() == 4);
+        QCOMPARE(arrays.begin()->second.dtype, DType::F32);
+        // The outputs of a run fed back as inputs are refused by name, with the model's input named.
+        r = cli({"run", model, "--inputs", dir.filePath("y.npz"), "--input", "x=1"});
+        QCOMPARE(r.exitCode, 1);
+        r = cli({"convert", model, "--output", dir.filePath("half")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        r = cli({"compare", model, dir.filePath("half.onnx"), "--report", dir.filePath("c.json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QFile f(dir.filePath("c.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject report = QJsonDocument::fromJson(f.readAll()).object();
+        const QJsonObject out = report["outputs"].toArray()[0].toObject();
+        QCOMPARE(out["status"].toString(), QStringLiteral("ok"));
+        QVERIFY2(out["max_rel_error"].toDouble() > 0.0 && out["max_rel_error"].toDouble() < 1e-2, qPrintable(r.out));
+        QCOMPARE(report["nodes"].toArray()[0].toObject()["dtype"].toString(), QStringLiteral("float16"));
+        // A model and a conversion in another format are not compared.
+        const QString mlp = QStringLiteral(AMS_SOURCE_DIR "/resources/examples/mlp-symbol.json");
+        r = cli({"compare", model, mlp});
+        QCOMPARE(r.exitCode, 1);
+        // MXNet models run too, on the executor.
+        r = cli({"run", mlp, "--input", "data=2,784", "--outputs", dir.filePath("mlp.npz")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QCOMPARE(readNumpyFile(dir.filePath("mlp.npz").toStdString()).begin()->second.shape, (std::vector<int64_t>{2, 10}));
     }
 
     // What the GUI's inspector shows of a node, from the same engine index: the decision and the

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "amp/onnx_conversion.h"
+#include "exec/onnx/onnx_compare.h"
 #include "exec/onnx/onnx_runner.h"
 #include "formats/model_file.h"
 #include "formats/onnx_program.h"
@@ -181,6 +182,38 @@ std::string runNodeTest(const fs::path& dir, const OnnxRunner& runner, bool& uns
 }
 
 
+
+// A model from its graph (opset 17), as the runner's program.
+std::shared_ptr<const OnnxProgram> programOf(const onnx::GraphProto& graph, int64_t opset = 17) {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    auto* set = model.add_opset_import();
+    set->set_domain("");
+    set->set_version(opset);
+    *model.mutable_graph() = graph;
+    const std::string bytes = model.SerializeAsString();
+    return onnxProgramOf(parseModel(ModelFormat::Onnx, std::as_bytes(std::span(bytes.data(), bytes.size())), {}, "test.onnx"));
+}
+
+void setDimParam(onnx::ValueInfoProto* value, int dim, const std::string& name) {
+    value->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(dim)->set_dim_param(name);
+}
+
+onnx::TensorProto* addInt64s(onnx::GraphProto* graph, const std::string& name, const std::vector<int64_t>& values) {
+    onnx::TensorProto* t = graph->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(values.size()));
+    for (const int64_t v : values) t->add_int64_data(v);
+    return t;
+}
+
+HostTensor ramp(Dims dims, float step = 0.5f, DType dtype = DType::F32) {
+    std::vector<float> v(static_cast<std::size_t>(dimsSize(dims)));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = step * static_cast<float>(i) - 3.0f;
+    return HostTensor::fromFloats(v, std::move(dims), dtype);
+}
+
 // Every model directory of `suite` whose ops the engine runs, by the operator it is for; those that
 // use an op the engine lacks are counted in `skipped`.
 std::map<std::string, Outcome> runSuite(const fs::path& suite, int& ran, int& skipped) {
@@ -250,6 +283,134 @@ private slots:
         const auto byOp = runSuite(kNodeTests, ran, skipped);
         QCOMPARE(report("node tests", byOp, ran, skipped), 0);
         QVERIFY(ran > 700);
+    }
+
+    // A batch axis declared symbolic runs with any size, and the shape subgraph exporters write
+    // (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) is computed from the actual input.
+    void symbolicBatchAndShapeSubgraphRunWithAnySize() {
+        onnx::GraphProto g;
+        setDimParam(addValue(g.mutable_input(), "x", {1, 3, 4}), 0, "batch");
+        addValue(g.mutable_output(), "y", {});
+        addInt64s(&g, "zero", {0});
+        addInt64s(&g, "minus_one", {-1});
+        addNode(&g, "Shape", "shape", {"x"}, {"s"});
+        auto* gather = addNode(&g, "Gather", "batch", {"s", "zero"}, {"n"});
+        (void)gather;
+        addNode(&g, "Concat", "target", {"n", "minus_one"}, {"t"})->add_attribute()->CopyFrom([] {
+            onnx::AttributeProto a;
+            a.set_name("axis");
+            a.set_type(onnx::AttributeProto::INT);
+            a.set_i(0);
+            return a;
+        }());
+        addNode(&g, "Reshape", "flat", {"x", "t"}, {"r"});
+        addNode(&g, "Relu", "relu", {"r"}, {"y"});
+        const OnnxRunner runner(programOf(g));
+        for (const int64_t batch : {1, 5}) {
+            const HostTensor x = ramp({batch, 3, 4});
+            const OnnxRunResult result = runner.run({{"x", x}});
+            const HostTensor& y = result.outputs.at(0).second;
+            QCOMPARE(y.dims(), (Dims{batch, 12}));
+            for (int64_t i = 0; i < y.size(); ++i) QCOMPARE(y.data<float>()[i], std::max(0.0f, x.data<float>()[i]));
+        }
+        // A fixed axis still has to match.
+        try {
+            runner.run({{"x", ramp({2, 4, 4})}});
+            QFAIL("ran with dims that contradict the declaration");
+        } catch (const OnnxRunError& e) {
+            QVERIFY2(std::string(e.what()).find("input 'x' has dims [batch, 3, 4], given [2, 4, 4]") != std::string::npos, e.what());
+        }
+    }
+
+    // float16 ops compute in float32 and round once on store: Add then Mul in float16 differ from
+    // the same in float32 rounded at the end exactly as two roundings do.
+    void float16OpsRoundEachOutputOnce() {
+        onnx::GraphProto g;
+        addValue(g.mutable_input(), "a", {4}, onnx::TensorProto::FLOAT16);
+        addValue(g.mutable_input(), "b", {4}, onnx::TensorProto::FLOAT16);
+        addValue(g.mutable_output(), "y", {4}, onnx::TensorProto::FLOAT16);
+        addNode(&g, "Add", "add", {"a", "b"}, {"s"});
+        addNode(&g, "Mul", "mul", {"s", "b"}, {"y"});
+        const std::vector<float> a{1.0f, 1000.0f, 0.1f, 60000.0f}, b{0.0009765625f, 3.3f, 0.2f, 2.0f};
+        const OnnxRunResult r = OnnxRunner(programOf(g)).run({{"a", HostTensor::fromFloats(a, {4}, DType::F16)},
+                                                              {"b", HostTensor::fromFloats(b, {4}, DType::F16)}}, true);
+        const HostTensor& y = r.outputs.at(0).second;
+        QCOMPARE(y.dtype(), DType::F16);
+        QCOMPARE(r.values.at("s").dtype(), DType::F16);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const float ha = halfBitsToFloat(floatToHalfBits(a[i])), hb = halfBitsToFloat(floatToHalfBits(b[i]));
+            const float s = halfBitsToFloat(floatToHalfBits(ha + hb));
+            QCOMPARE(y.data<uint16_t>()[i], floatToHalfBits(s * hb));
+        }
+        QVERIFY(std::isinf(y.floats()[3]));  // 60000 * 2 overflows float16 where it would on a GPU
+    }
+
+    // Every unsupported op is named before anything runs; missing and unknown inputs are errors.
+    void unsupportedOpsAndBadInputsAreClearErrors() {
+        onnx::GraphProto g;
+        addValue(g.mutable_input(), "x", {2});
+        addValue(g.mutable_output(), "y", {2});
+        addNode(&g, "Relu", "relu", {"x"}, {"r"});
+        addNode(&g, "NegativeLogLikelihoodLoss", "loss", {"r", "r"}, {"l"});
+        addNode(&g, "Det", "det", {"l"}, {"y"});
+        try {
+            OnnxRunner runner(programOf(g));
+            QFAIL("bound a model with unsupported ops");
+        } catch (const OnnxUnsupported& e) {
+            QCOMPARE(std::string(e.what()), std::string("the model uses operator(s) the engine cannot run: Det, NegativeLogLikelihoodLoss"));
+        }
+        onnx::GraphProto ok;
+        addValue(ok.mutable_input(), "x", {2});
+        addValue(ok.mutable_output(), "y", {2});
+        addNode(&ok, "Relu", "relu", {"x"}, {"y"});
+        const OnnxRunner runner(programOf(ok));
+        const auto message = [&](const std::map<std::string, HostTensor>& inputs) {
+            try {
+                runner.run(inputs);
+            } catch (const OnnxRunError& e) {
+                return std::string(e.what());
+            }
+            return std::string();
+        };
+        QCOMPARE(message({}), std::string("input 'x' is not given"));
+        QCOMPARE(message({{"x", ramp({2})}, {"z", ramp({2})}}), std::string("the model has no input 'z'"));
+        QCOMPARE(message({{"x", HostTensor::fromIntegers({1, 2}, {2})}}), std::string("input 'x' is float32, given int64"));
+    }
+
+    // compare on ONNX models: the same figures as for MXNet graphs, outputs and nodes by name.
+    void compareFindsTheErrorOfAFloat16Conversion() {
+        onnx::GraphProto g;
+        addValue(g.mutable_input(), "x", {2, 3});
+        addValue(g.mutable_output(), "y", {2, 3});
+        addNode(&g, "Exp", "exp", {"x"}, {"y"});
+        onnx::GraphProto h = g;
+        h.mutable_node(0)->set_output(0, "e");
+        auto* toHalf = addNode(&h, "Cast", "x_amp_cast_float16", {"x"}, {"x16"});
+        toHalf->add_attribute()->CopyFrom([] {
+            onnx::AttributeProto a;
+            a.set_name("to");
+            a.set_type(onnx::AttributeProto::INT);
+            a.set_i(onnx::TensorProto::FLOAT16);
+            return a;
+        }());
+        h.mutable_node(0)->set_input(0, "x16");
+        auto* back = addNode(&h, "Cast", "y_amp_cast_float32", {"e"}, {"y"});
+        back->add_attribute()->CopyFrom([] {
+            onnx::AttributeProto a;
+            a.set_name("to");
+            a.set_type(onnx::AttributeProto::INT);
+            a.set_i(onnx::TensorProto::FLOAT);
+            return a;
+        }());
+        // The cast nodes were appended after Exp but Exp reads x16: the order the program runs is topological.
+        const ModelComparison c = compareOnnxModels(*programOf(g), *programOf(h), {{"x", ramp({2, 3}, 0.7f)}});
+        QCOMPARE(c.outputs.size(), std::size_t(1));
+        QCOMPARE(c.outputs[0].name, std::string("y"));
+        QCOMPARE(c.outputs[0].convertedDtype, DType::F32);
+        QVERIFY(c.outputs[0].maxRelError > 1e-5 && c.outputs[0].maxRelError < 1e-3);
+        QCOMPARE(c.nodes.size(), std::size_t(1));
+        QCOMPARE(c.nodes[0].name, std::string("exp"));
+        QCOMPARE(c.nodes[0].convertedDtype, DType::F16);
     }
 
     // The other model suites of libonnx-testdata: small PyTorch modules exported by torch.onnx
