@@ -137,7 +137,7 @@ int runCompare(const CompareArgs& args) {
         const bool hasFloat16 = std::any_of(converted.nodes.begin(), converted.nodes.end(), [](const Node& n) {
             const std::string* dtype = n.attr("dtype");
             return (n.op == "amp_cast" || n.op == "Cast") && dtype != nullptr && *dtype == "float16";
-        });
+        }) || std::any_of(result.nodes.begin(), result.nodes.end(), [](const TensorDifference& d) { return d.convertedDtype == DType::F16; });
         for (const TensorDifference& d : result.outputs) {
             if (hasFloat16 && d.referenceFinite() && d.referenceBelowFloat16()) {
                 std::cout << "WARNING: the float32 reference output '" << d.name << "' is tiny (max |r| = "

@@ -1,5 +1,6 @@
 #include "tensor/host_tensor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -26,9 +27,18 @@ std::string dimsString(const Dims& dims) {
     return text + "]";
 }
 
-HostTensor::HostTensor(DType dtype, Dims dims) : m_dtype(dtype), m_dims(std::move(dims)), m_size(dimsSize(m_dims)) {
+HostTensor HostTensor::uninitialized(DType dtype, Dims dims) {
+    HostTensor t;
+    t.m_dtype = dtype;
+    t.m_dims = std::move(dims);
+    t.m_size = dimsSize(t.m_dims);
     if (dtypeSize(dtype) == 0) throw std::invalid_argument("a tensor of unknown dtype");
-    m_data = std::make_shared<std::vector<std::byte>>(bytes());
+    t.m_data = std::make_shared<HostBuffer>(HostBuffer{std::make_unique_for_overwrite<std::byte[]>(std::max<std::size_t>(t.bytes(), 1))});
+    return t;
+}
+
+HostTensor::HostTensor(DType dtype, Dims dims) : HostTensor(uninitialized(dtype, std::move(dims))) {
+    std::memset(m_data->data(), 0, bytes());
 }
 
 HostTensor HostTensor::reshaped(Dims dims) const {

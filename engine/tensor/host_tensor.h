@@ -23,11 +23,20 @@ int64_t dimsSize(const Dims& dims);
 // "[2, 3]"; "[]" for a scalar.
 std::string dimsString(const Dims& dims);
 
+// The bytes of a HostTensor: allocated without being cleared where a kernel writes them all.
+struct HostBuffer {
+    std::unique_ptr<std::byte[]> bytes;
+    std::byte* data() const { return bytes.get(); }
+};
+
 class HostTensor {
 public:
     HostTensor() = default;
     // Zero-filled storage for dims x dtype.
     HostTensor(DType dtype, Dims dims);
+    // Storage whose contents are undefined: for a kernel that writes every element (a large output
+    // is then not cleared first only to be overwritten).
+    static HostTensor uninitialized(DType dtype, Dims dims);
 
     DType dtype() const { return m_dtype; }
     const Dims& dims() const { return m_dims; }
@@ -47,6 +56,10 @@ public:
     const std::byte* raw() const { return m_data->data(); }
     std::byte* mutableRaw() { return m_data->data(); }
 
+    // The storage, shared by copies and views: what a cache of derived data (a convolution's
+    // weights reordered for oneDNN) holds weakly, so that it never outlives or mistakes the bytes.
+    const std::shared_ptr<HostBuffer>& storage() const { return m_data; }
+
     // The same bytes seen with other dims of the same size.
     HostTensor reshaped(Dims dims) const;
 
@@ -65,7 +78,7 @@ private:
     DType m_dtype = DType::F32;
     Dims m_dims;
     int64_t m_size = 0;
-    std::shared_ptr<std::vector<std::byte>> m_data;
+    std::shared_ptr<HostBuffer> m_data;
 };
 
 }  // namespace ampstudio

@@ -87,7 +87,7 @@ std::map<std::string, HostTensor> onnxRunInputs(const OnnxProgram& program, cons
             for (float& v : values) v = static_cast<float>(random.uniform01());
             return HostTensor::fromFloats(values, dims, dtype);
         }
-        HostTensor t(dtype, dims);  // integers and bools: 0 or 1
+        HostTensor t(dtype, dims);  // integers and bools: 0 or 1 (in the low byte of zeros)
         for (int64_t i = 0; i < t.size(); ++i) t.mutableRaw()[static_cast<std::size_t>(i) * dtypeSize(dtype)] = std::byte(random.below(2));
         return t;
     };

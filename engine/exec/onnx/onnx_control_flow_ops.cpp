@@ -29,7 +29,7 @@ HostTensor stack(const OnnxKernelContext& ctx, const std::vector<HostTensor>& pa
     const HostTensor& first = parts.front();
     Dims dims{static_cast<int64_t>(parts.size())};
     dims.insert(dims.end(), first.dims().begin(), first.dims().end());
-    HostTensor out(first.dtype(), dims);
+    HostTensor out = HostTensor::uninitialized(first.dtype(), dims);
     for (std::size_t k = 0; k < parts.size(); ++k) {
         if (parts[k].dims() != first.dims() || parts[k].dtype() != first.dtype()) {
             ctx.fail("scan output of iteration " + std::to_string(k) + " has dims " + dimsString(parts[k].dims()) +

@@ -18,7 +18,7 @@ template <typename Fn>
 void unaryFloat(OnnxKernelContext& ctx, Fn&& fn) {
     const HostTensor& x = ctx.input(0);
     if (x.dtype() != DType::F32) ctx.unsupported("dtype " + std::string(dtypeName(x.dtype())));
-    HostTensor y(DType::F32, x.dims());
+    HostTensor y = HostTensor::uninitialized(DType::F32, x.dims());
     const float* in = x.data<float>();
     float* out = y.mutableData<float>();
     parallelFor(x.size(), [&](int64_t b, int64_t e) {
@@ -32,7 +32,7 @@ template <typename Fn>
 void unaryNumeric(OnnxKernelContext& ctx, Fn&& fn) {
     const HostTensor& x = ctx.input(0);
     visitDtype(ctx, x.dtype(), [&]<typename T>() {
-        HostTensor y(x.dtype(), x.dims());
+        HostTensor y = HostTensor::uninitialized(x.dtype(), x.dims());
         const T* in = x.data<T>();
         T* out = y.mutableData<T>();
         for (int64_t i = 0; i < x.size(); ++i) out[i] = fn(in[i]);
@@ -86,7 +86,7 @@ void binary(OnnxKernelContext& ctx, Result result, Fn&& fn) {
     }
     const Dims dims = broadcastDims(ctx, a.dims(), b.dims());
     visitDtype<F>(ctx, a.dtype(), [&]<typename T>() {
-        HostTensor out(result == Result::Bool ? DType::Bool : a.dtype(), dims);
+        HostTensor out = HostTensor::uninitialized(result == Result::Bool ? DType::Bool : a.dtype(), dims);
         broadcastLoop<T>(a, b, out, [&](T x, T y) { return fn(x, y); });
         ctx.setOutput(0, std::move(out));
     });
@@ -114,10 +114,10 @@ void pow(OnnxKernelContext& ctx) {
     }
     // Pow-12: the exponent may have another numeric type than the base.
     const Dims dims = broadcastDims(ctx, a.dims(), b.dims());
-    HostTensor exponent(a.dtype(), b.dims());
+    HostTensor exponent = HostTensor::uninitialized(a.dtype(), b.dims());
     visitDtype(ctx, a.dtype(), [&]<typename T>() {
         for (int64_t i = 0; i < b.size(); ++i) exponent.mutableData<T>()[i] = static_cast<T>(b.numberAt(i));
-        HostTensor out(a.dtype(), dims);
+        HostTensor out = HostTensor::uninitialized(a.dtype(), dims);
         broadcastLoop<T>(a, exponent, out, [](T x, T y) { return power(x, y); });
         ctx.setOutput(0, std::move(out));
     });
@@ -169,13 +169,13 @@ void variadic(OnnxKernelContext& ctx, bool mean, Fn&& fn) {
         if (next.dtype() != acc.dtype()) ctx.fail("inputs of different dtypes");
         const Dims dims = broadcastDims(ctx, acc.dims(), next.dims());
         visitDtype(ctx, acc.dtype(), [&]<typename T>() {
-            HostTensor out(acc.dtype(), dims);
+            HostTensor out = HostTensor::uninitialized(acc.dtype(), dims);
             broadcastLoop<T>(acc, next, out, [&](T x, T y) { return static_cast<T>(fn(x, y)); });
             acc = std::move(out);
         });
     }
     if (ctx.inputCount() == 1) {
-        HostTensor copy(acc.dtype(), acc.dims());
+        HostTensor copy = HostTensor::uninitialized(acc.dtype(), acc.dims());
         std::memcpy(copy.mutableRaw(), acc.raw(), acc.bytes());
         acc = std::move(copy);
     }
@@ -210,7 +210,7 @@ void where(OnnxKernelContext& ctx) {
     if (c.dtype() != DType::Bool) ctx.fail("condition is not bool");
     if (x.dtype() != y.dtype()) ctx.fail("X and Y differ in dtype");
     const Dims dims = broadcastDims(ctx, broadcastDims(ctx, c.dims(), x.dims()), y.dims());
-    HostTensor out(x.dtype(), dims);
+    HostTensor out = HostTensor::uninitialized(x.dtype(), dims);
     const std::size_t size = dtypeSize(x.dtype());
     const std::array<std::vector<int64_t>, 3> strides{broadcastStrides(c.dims(), dims), broadcastStrides(x.dims(), dims),
                                                       broadcastStrides(y.dims(), dims)};
@@ -234,7 +234,7 @@ void clip(OnnxKernelContext& ctx) {
             if (ctx.hasInput(1)) lo = ctx.input(1).data<T>()[0];
             if (ctx.hasInput(2)) hi = ctx.input(2).data<T>()[0];
         }
-        HostTensor y(x.dtype(), x.dims());
+        HostTensor y = HostTensor::uninitialized(x.dtype(), x.dims());
         const T* in = x.data<T>();
         T* out = y.mutableData<T>();
         for (int64_t i = 0; i < x.size(); ++i) {
@@ -305,7 +305,7 @@ void castLike(OnnxKernelContext& ctx) { ctx.setOutput(0, castTo(ctx, ctx.input(0
 void isNaN(OnnxKernelContext& ctx) {
     const HostTensor& x = ctx.input(0);
     if (x.dtype() != DType::F32) ctx.unsupported("dtype " + std::string(dtypeName(x.dtype())));
-    HostTensor y(DType::Bool, x.dims());
+    HostTensor y = HostTensor::uninitialized(DType::Bool, x.dims());
     for (int64_t i = 0; i < x.size(); ++i) y.mutableData<bool>()[i] = std::isnan(x.data<float>()[i]);
     ctx.setOutput(0, std::move(y));
 }
@@ -314,7 +314,7 @@ void isInf(OnnxKernelContext& ctx) {
     const HostTensor& x = ctx.input(0);
     if (x.dtype() != DType::F32) ctx.unsupported("dtype " + std::string(dtypeName(x.dtype())));
     const bool pos = ctx.intAttr("detect_positive", 1) != 0, neg = ctx.intAttr("detect_negative", 1) != 0;
-    HostTensor y(DType::Bool, x.dims());
+    HostTensor y = HostTensor::uninitialized(DType::Bool, x.dims());
     for (int64_t i = 0; i < x.size(); ++i) {
         const float v = x.data<float>()[i];
         y.mutableData<bool>()[i] = std::isinf(v) && ((v > 0 && pos) || (v < 0 && neg));
@@ -325,7 +325,7 @@ void isInf(OnnxKernelContext& ctx) {
 void logicalNot(OnnxKernelContext& ctx) {
     const HostTensor& x = ctx.input(0);
     if (x.dtype() != DType::Bool) ctx.fail("input is not bool");
-    HostTensor y(DType::Bool, x.dims());
+    HostTensor y = HostTensor::uninitialized(DType::Bool, x.dims());
     for (int64_t i = 0; i < x.size(); ++i) y.mutableData<bool>()[i] = !x.data<bool>()[i];
     ctx.setOutput(0, std::move(y));
 }

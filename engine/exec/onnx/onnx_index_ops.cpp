@@ -13,7 +13,7 @@ namespace {
 int64_t elementBytes(const HostTensor& t) { return static_cast<int64_t>(dtypeSize(t.dtype())); }
 
 HostTensor copyOf(const HostTensor& x) {
-    HostTensor y(x.dtype(), x.dims());
+    HostTensor y = HostTensor::uninitialized(x.dtype(), x.dims());
     if (x.bytes()) std::memcpy(y.mutableRaw(), x.raw(), x.bytes());
     return y;
 }
@@ -36,7 +36,7 @@ void topK(OnnxKernelContext& ctx) {
     if (k < 0 || k > n) ctx.fail("k " + std::to_string(k) + " outside [0, " + std::to_string(n) + "]");
     Dims out = x.dims();
     out[static_cast<std::size_t>(axis)] = k;
-    HostTensor values(x.dtype(), out), indices(DType::I64, out);
+    HostTensor values = HostTensor::uninitialized(x.dtype(), out), indices(DType::I64, out);
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < x.rank(); ++d) {
         if (d < axis) outer *= x.dims()[static_cast<std::size_t>(d)];
@@ -79,7 +79,7 @@ void nonZero(OnnxKernelContext& ctx) {
         if (nonZeroAt(x, i)) hits.push_back(i);
     }
     const auto rank = static_cast<int64_t>(std::max<std::size_t>(x.dims().size(), 1));
-    HostTensor y(DType::I64, {rank, static_cast<int64_t>(hits.size())});
+    HostTensor y = HostTensor::uninitialized(DType::I64, {rank, static_cast<int64_t>(hits.size())});
     std::vector<int64_t> at;
     for (std::size_t h = 0; h < hits.size(); ++h) {
         unravel(hits[h], x.dims().empty() ? Dims{1} : x.dims(), at);
@@ -116,7 +116,7 @@ void oneHot(OnnxKernelContext& ctx) {
     const int64_t axis = ctx.axis(ctx.intAttr("axis", -1), rank);
     Dims out = indices.dims();
     out.insert(out.begin() + axis, depth);
-    HostTensor y(values.dtype(), out);
+    HostTensor y = HostTensor::uninitialized(values.dtype(), out);
     const int64_t size = elementBytes(values);
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < indices.rank(); ++d) (d < axis ? outer : inner) *= indices.dims()[static_cast<std::size_t>(d)];
@@ -142,8 +142,8 @@ void eyeLike(OnnxKernelContext& ctx) {
         dtype = *d;
     }
     const int64_t k = ctx.intAttr("k", 0);
-    HostTensor y(dtype, x.dims());
-    HostTensor unit(dtype, {1});  // the value 1 in `dtype`
+    HostTensor y(dtype, x.dims());  // zeros off the diagonal
+    HostTensor unit = HostTensor::uninitialized(dtype, {1});  // the value 1 in `dtype`
     if (isFloat(dtype)) {
         unit = HostTensor::fromFloats({1.0f}, {1}, dtype);
     } else {
@@ -175,7 +175,7 @@ void gatherNd(OnnxKernelContext& ctx) {
     if (b + last > xd.size()) ctx.fail("indices address more axes than data has");
     Dims out(id.begin(), id.end() - 1);
     out.insert(out.end(), xd.begin() + static_cast<std::ptrdiff_t>(b + last), xd.end());
-    HostTensor y(x.dtype(), out);
+    HostTensor y = HostTensor::uninitialized(x.dtype(), out);
     int64_t slice = elementBytes(x);
     for (std::size_t d = b + last; d < xd.size(); ++d) slice *= xd[d];
     int64_t batch = 1;
@@ -270,7 +270,7 @@ void compress(OnnxKernelContext& ctx) {
     }
     Dims out = source.dims();
     out[static_cast<std::size_t>(axis)] = static_cast<int64_t>(kept.size());
-    HostTensor y(x.dtype(), out);
+    HostTensor y = HostTensor::uninitialized(x.dtype(), out);
     int64_t outer = 1, inner = elementBytes(x);
     for (int64_t d = 0; d < source.rank(); ++d) {
         if (d < axis) outer *= source.dims()[static_cast<std::size_t>(d)];
@@ -316,7 +316,7 @@ HostTensor permuted(const HostTensor& x, const Dims& view, const std::vector<int
         out[d] = view[static_cast<std::size_t>(perm[d])];
         strides[d] = vs[static_cast<std::size_t>(perm[d])];
     }
-    HostTensor y(x.dtype(), out);
+    HostTensor y = HostTensor::uninitialized(x.dtype(), out);
     const int64_t size = elementBytes(x);
     const std::array<std::vector<int64_t>, 1> s{strides};
     forEachBroadcast<1>(out, s, [&](int64_t i, const std::array<int64_t, 1>& at) {

@@ -44,10 +44,34 @@ void dnnlCall(const OnnxKernelContext& ctx, Fn&& fn) {
     }
 }
 
+// Weights in the layout a primitive chose, made once per weight tensor: keyed by its storage (held
+// weakly, so an entry never outlives the bytes or mistakes new bytes at a reused address for them)
+// and the layout. A model's initializers live as long as its program, so a run after the first
+// reorders no weight; entries of freed tensors are dropped when the next one is made.
+memory weightsFor(Dnnl& d, const HostTensor& w, const memory::desc& plain, const memory::desc& wanted) {
+    memory stored(plain, d.engine, const_cast<float*>(w.data<float>()));
+    if (wanted == plain) return stored;
+    struct Entry {
+        std::weak_ptr<HostBuffer> storage;
+        const void* data;
+        memory::desc desc;
+        memory reordered;
+    };
+    static thread_local std::vector<Entry> cache;
+    for (const Entry& e : cache) {
+        if (e.data == w.raw() && e.desc == wanted && !e.storage.expired() && e.storage.lock() == w.storage()) return e.reordered;
+    }
+    std::erase_if(cache, [](const Entry& e) { return e.storage.expired(); });
+    memory reordered(wanted, d.engine);
+    dnnl::reorder(stored, reordered).execute(d.stream, stored, reordered);
+    cache.push_back({w.storage(), w.raw(), wanted, reordered});
+    return reordered;
+}
+
 // c (batch..., m, n) = a (batch..., m, k) x b (batch..., k, n), batch dims broadcast (oneDNN
 // broadcasts a batch dim of 1). `aT` / `bT`: a is stored (k, m) / b (n, k), read transposed.
-void matmulInto(const OnnxKernelContext& ctx, const float* a, Dims aDims, bool aT, const float* b, Dims bDims, bool bT,
-                float* c, const Dims& cDims) {
+void matmulInto(const OnnxKernelContext& ctx, const float* a, Dims aDims, bool aT, const HostTensor& bTensor, Dims bDims,
+                bool bT, float* c, const Dims& cDims) {
     const auto viewOf = [](Dims dims, bool transposed) {
         std::vector<int64_t> strides = stridesOf(dims);
         const std::size_t r = dims.size();
@@ -60,10 +84,22 @@ void matmulInto(const OnnxKernelContext& ctx, const float* a, Dims aDims, bool a
     dnnlCall(ctx, [&] {
         Dnnl& d = dnnlContext();
         const memory::desc ad = viewOf(aDims, aT), bd = viewOf(bDims, bT), cd = plainDesc(cDims, stridesOf(cDims));
-        const dnnl::matmul mm(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ad, bd, cd), d.engine));
-        mm.execute(d.stream, {{DNNL_ARG_SRC, memory(ad, d.engine, const_cast<float*>(a))},
-                              {DNNL_ARG_WEIGHTS, memory(bd, d.engine, const_cast<float*>(b))},
-                              {DNNL_ARG_DST, memory(cd, d.engine, c)}});
+        // A matrix of weights (no batch of its own: a Linear layer's) is read in the layout oneDNN
+        // prefers, reordered once per tensor (weightsFor); a batched one (attention's) as stored.
+        const bool weightMatrix = std::all_of(bDims.begin(), bDims.end() - 2, [](int64_t v) { return v == 1; });
+        const memory::desc bWanted = weightMatrix ? memory::desc(bd.dims(), kF32, memory::format_tag::any) : bd;
+        std::string key = dimsString(aDims) + (aT ? "t" : "") + dimsString(bDims) + (bT ? "t" : "") + dimsString(cDims);
+        static thread_local std::unordered_map<std::string, std::pair<dnnl::matmul::primitive_desc, dnnl::matmul>> made;
+        auto found = made.find(key);
+        if (found == made.end()) {
+            const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bWanted, cd), d.engine);
+            if (made.size() > 4096) made.clear();
+            found = made.emplace(std::move(key), std::make_pair(pd, dnnl::matmul(pd))).first;
+        }
+        const dnnl::matmul::primitive_desc& pd = found->second.first;
+        found->second.second.execute(d.stream, {{DNNL_ARG_SRC, memory(ad, d.engine, const_cast<float*>(a))},
+                                                {DNNL_ARG_WEIGHTS, weightsFor(d, bTensor, bd, pd.weights_desc())},
+                                                {DNNL_ARG_DST, memory(cd, d.engine, c)}});
         d.stream.wait();
     });
 }
@@ -89,12 +125,20 @@ void matMul(OnnxKernelContext& ctx) {
     };
     Dims cd = batch;
     cd.insert(cd.end(), {m, n});
-    HostTensor c(DType::F32, cd);
+    HostTensor c = HostTensor::uninitialized(DType::F32, cd);
     if (c.size() > 0) {
         if (k == 0) {
             std::fill_n(c.mutableData<float>(), c.size(), 0.0f);
         } else {
-            matmulInto(ctx, a.data<float>(), aligned(ad), false, b.data<float>(), aligned(bd), false, c.mutableData<float>(), cd);
+            const bool weightMatrix = std::all_of(bBatch.begin(), bBatch.end(), [](int64_t v) { return v == 1; });
+            if (weightMatrix) {
+                // (batch..., m, k) x (k, n): one (batch x m, k) x (k, n) product, the weights in
+                // oneDNN's blocked layout (a Linear layer of a transformer: m is the tokens).
+                const int64_t rows = c.size() / n;
+                matmulInto(ctx, a.data<float>(), {rows, k}, false, b, {k, n}, false, c.mutableData<float>(), {rows, n});
+            } else {
+                matmulInto(ctx, a.data<float>(), aligned(ad), false, b, aligned(bd), false, c.mutableData<float>(), cd);
+            }
         }
     }
     Dims out(batch);
@@ -114,12 +158,12 @@ void gemm(OnnxKernelContext& ctx) {
     const int64_t m = ta ? a.dims()[1] : a.dims()[0], k = ta ? a.dims()[0] : a.dims()[1];
     const int64_t n = tb ? b.dims()[0] : b.dims()[1];
     if ((tb ? b.dims()[1] : b.dims()[0]) != k) ctx.fail("inner dims differ: " + dimsString(a.dims()) + " x " + dimsString(b.dims()));
-    HostTensor y(DType::F32, {m, n});
+    HostTensor y = HostTensor::uninitialized(DType::F32, {m, n});
     float* out = y.mutableData<float>();
     if (k == 0) {
         std::fill_n(out, y.size(), 0.0f);
     } else if (y.size() > 0) {
-        matmulInto(ctx, a.data<float>(), a.dims(), ta, b.data<float>(), b.dims(), tb, out, {m, n});
+        matmulInto(ctx, a.data<float>(), a.dims(), ta, b, b.dims(), tb, out, {m, n});
     }
     if (alpha != 1.0f) {
         for (int64_t i = 0; i < y.size(); ++i) out[i] *= alpha;
@@ -192,7 +236,7 @@ void conv(OnnxKernelContext& ctx) {
     const Window w = windowOf(ctx, x.dims(), ctx.intsAttr("kernel_shape", Dims(wt.dims().begin() + 2, wt.dims().end())), false);
     Dims outDims{x.dims()[0], filters};
     outDims.insert(outDims.end(), w.out.begin(), w.out.end());
-    HostTensor y(DType::F32, outDims);
+    HostTensor y = HostTensor::uninitialized(DType::F32, outDims);
     const bool hasBias = ctx.hasInput(2);
     if (hasBias) requireFloat32(ctx, ctx.input(2));
     if (y.size() == 0) return ctx.setOutput(0, std::move(y));
@@ -208,17 +252,39 @@ void conv(OnnxKernelContext& ctx) {
         const memory::desc bias = hasBias ? plainDesc({filters}, {1}) : memory::desc();
         memory::dims dil;
         for (const int64_t v : w.dilations) dil.push_back(v - 1);
-        const dnnl::convolution_forward::primitive_desc pd(
-            dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
-                                            weights, bias, dst, memory::dims(w.strides.begin(), w.strides.end()), dil,
-                                            memory::dims(w.padBegin.begin(), w.padBegin.end()),
-                                            memory::dims(w.padEnd.begin(), w.padEnd.end())),
-            d.engine);
-        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(src, d.engine, const_cast<float*>(x.data<float>()))},
-                                             {DNNL_ARG_WEIGHTS, memory(weights, d.engine, const_cast<float*>(wt.data<float>()))},
-                                             {DNNL_ARG_DST, memory(dst, d.engine, y.mutableData<float>())}};
+        // oneDNN picks the layouts (blocked ones, where its fast kernels are); the activations are
+        // reordered in and out, the weights once per weight tensor (weightsFor's cache).
+        const auto any = [](const memory::desc& m) { return memory::desc(m.dims(), kF32, memory::format_tag::any); };
+        // Made once per geometry (a model's convolutions run with the same shapes run after run).
+        std::string key = dimsString(x.dims()) + dimsString(wd) + dimsString(w.strides) + dimsString(w.dilations) +
+                          dimsString(w.padBegin) + dimsString(w.padEnd) + (hasBias ? "b" : "");
+        static thread_local std::unordered_map<std::string, std::pair<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>> made;
+        auto found = made.find(key);
+        if (found == made.end()) {
+            const dnnl::convolution_forward::primitive_desc made_pd(
+                dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, any(src),
+                                                any(weights), bias, any(dst), memory::dims(w.strides.begin(), w.strides.end()), dil,
+                                                memory::dims(w.padBegin.begin(), w.padBegin.end()),
+                                                memory::dims(w.padEnd.begin(), w.padEnd.end())),
+                d.engine);
+            if (made.size() > 4096) made.clear();
+            found = made.emplace(std::move(key), std::make_pair(made_pd, dnnl::convolution_forward(made_pd))).first;
+        }
+        const dnnl::convolution_forward::primitive_desc& pd = found->second.first;
+        memory srcPlain(src, d.engine, const_cast<float*>(x.data<float>()));
+        memory srcMem = srcPlain;
+        if (pd.src_desc() != src) {
+            srcMem = memory(pd.src_desc(), d.engine);
+            dnnl::reorder(srcPlain, srcMem).execute(d.stream, srcPlain, srcMem);
+        }
+        memory dstPlain(dst, d.engine, y.mutableData<float>());
+        memory dstMem = pd.dst_desc() == dst ? dstPlain : memory(pd.dst_desc(), d.engine);
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, srcMem},
+                                             {DNNL_ARG_WEIGHTS, weightsFor(d, wt, weights, pd.weights_desc())},
+                                             {DNNL_ARG_DST, dstMem}};
         if (hasBias) args.emplace(DNNL_ARG_BIAS, memory(bias, d.engine, const_cast<float*>(ctx.input(2).data<float>())));
-        dnnl::convolution_forward(pd).execute(d.stream, args);
+        found->second.second.execute(d.stream, args);
+        if (pd.dst_desc() != dst) dnnl::reorder(dstMem, dstPlain).execute(d.stream, dstMem, dstPlain);
         d.stream.wait();
     });
     ctx.setOutput(0, std::move(y));
@@ -269,7 +335,7 @@ void convTranspose(OnnxKernelContext& ctx) {
         outDims.push_back(wanted);
         if (wanted <= 0 || computed.back() <= 0) ctx.fail("an output size below 1");
     }
-    HostTensor y(DType::F32, computed);
+    HostTensor y = HostTensor::uninitialized(DType::F32, computed);
     const bool hasBias = ctx.hasInput(2);
     dnnlCall(ctx, [&] {
         Dnnl& dn = dnnlContext();
@@ -307,7 +373,7 @@ void convTranspose(OnnxKernelContext& ctx) {
         dn.stream.wait();
     });
     if (computed != outDims) {
-        HostTensor padded(DType::F32, outDims);
+        HostTensor padded = HostTensor::uninitialized(DType::F32, outDims);
         const int64_t plane = dimsSize(Dims(outDims.begin() + 2, outDims.end()));
         for (int64_t nc = 0; nc < outDims[0] * filters; ++nc) {
             std::fill_n(padded.mutableData<float>() + nc * plane, plane, hasBias ? ctx.input(2).data<float>()[nc % filters] : 0.0f);
@@ -345,12 +411,42 @@ void pool(OnnxKernelContext& ctx) {
     const std::size_t spatial = w.kernel.size();
     Dims outDims{x.dims()[0], x.dims()[1]};
     outDims.insert(outDims.end(), w.out.begin(), w.out.end());
-    HostTensor y(DType::F32, outDims);
+    HostTensor y = HostTensor::uninitialized(DType::F32, outDims);
     const Dims inSpatial(x.dims().begin() + 2, x.dims().end());
     const int64_t inPlane = dimsSize(inSpatial), outPlane = dimsSize(w.out), planes = x.dims()[0] * x.dims()[1];
     const float* in = x.data<float>();
     float* out = y.mutableData<float>();
     const int64_t windowSize = dimsSize(w.kernel);
+    if constexpr (P == Pool::Max) {
+        if (spatial == 2 && w.dilations[0] == 1 && w.dilations[1] == 1) {
+            // The common case (ResNet's stem) row by row: each window's bounds clipped to the input
+            // once, no per-tap index arithmetic. The same maxima as the general loop below.
+            const int64_t ih = inSpatial[0], iw = inSpatial[1], oh = w.out[0], ow = w.out[1];
+            parallelFor(planes * oh, [&](int64_t begin, int64_t end) {
+                for (int64_t row = begin; row < end; ++row) {
+                    const int64_t plane = row / oh, r = row % oh;
+                    const int64_t h0 = std::max<int64_t>(r * w.strides[0] - w.padBegin[0], 0);
+                    const int64_t h1 = std::min(r * w.strides[0] - w.padBegin[0] + w.kernel[0], ih);
+                    const float* src = in + plane * inPlane;
+                    for (int64_t c = 0; c < ow; ++c) {
+                        const int64_t w0 = std::max<int64_t>(c * w.strides[1] - w.padBegin[1], 0);
+                        const int64_t w1 = std::min(c * w.strides[1] - w.padBegin[1] + w.kernel[1], iw);
+                        float m = -std::numeric_limits<float>::infinity();
+                        bool nan = false;
+                        for (int64_t h = h0; h < h1; ++h) {
+                            for (int64_t k = w0; k < w1; ++k) {
+                                const float v = src[h * iw + k];
+                                nan |= std::isnan(v);
+                                m = v > m ? v : m;
+                            }
+                        }
+                        out[plane * outPlane + r * ow + c] = nan ? std::numeric_limits<float>::quiet_NaN() : m;
+                    }
+                }
+            });
+            return ctx.setOutput(0, std::move(y));
+        }
+    }
     parallelFor(planes * outPlane, [&](int64_t begin, int64_t end) {
         std::vector<int64_t> o(spatial), k(spatial);
         for (int64_t idx = begin; idx < end; ++idx) {
@@ -398,7 +494,7 @@ void globalPool(OnnxKernelContext& ctx) {
     if (x.rank() < 2) ctx.fail("input " + dimsString(x.dims()) + " has no channel axis");
     Dims outDims{x.dims()[0], x.dims()[1]};
     outDims.resize(x.dims().size(), 1);
-    HostTensor y(DType::F32, outDims);
+    HostTensor y = HostTensor::uninitialized(DType::F32, outDims);
     const int64_t planes = x.dims()[0] * x.dims()[1], plane = planes == 0 ? 0 : x.size() / planes;
     const float p = static_cast<float>(ctx.intAttr("p", 2));
     const float* in = x.data<float>();
@@ -433,7 +529,7 @@ void batchNormalization(OnnxKernelContext& ctx) {
         a[static_cast<std::size_t>(c)] = scale[c] / std::sqrt(var[c] + epsilon);
         b[static_cast<std::size_t>(c)] = bias[c] - mean[c] * a[static_cast<std::size_t>(c)];
     }
-    HostTensor y(DType::F32, x.dims());
+    HostTensor y = HostTensor::uninitialized(DType::F32, x.dims());
     const int64_t batch = x.rank() > 0 ? x.dims()[0] : 1;
     const int64_t plane = batch * channels == 0 ? 0 : x.size() / (batch * channels);
     const float* in = x.data<float>();
@@ -492,10 +588,10 @@ void layerNormalization(OnnxKernelContext& ctx) {
         return v;
     };
     const std::vector<float> s = dense(scale), b = bias ? dense(*bias) : std::vector<float>{};
-    HostTensor y(DType::F32, x.dims());
+    HostTensor y = HostTensor::uninitialized(DType::F32, x.dims());
     Dims statDims(x.dims().begin(), x.dims().begin() + axis);
     statDims.resize(x.dims().size(), 1);
-    HostTensor mean(DType::F32, statDims), invStd(DType::F32, statDims);
+    HostTensor mean = HostTensor::uninitialized(DType::F32, statDims), invStd(DType::F32, statDims);
     normaliseRows(x.data<float>(), y.mutableData<float>(), outer, inner, ctx.floatAttr("epsilon", 1e-5f), s.data(),
                   bias ? b.data() : nullptr, [](int64_t, int64_t i) { return i; }, mean.mutableData<float>(),
                   invStd.mutableData<float>());
@@ -513,7 +609,7 @@ void instanceNormalization(OnnxKernelContext& ctx) {
     const int64_t channels = x.dims()[1];
     if (ctx.input(1).size() != channels || ctx.input(2).size() != channels) ctx.fail("scale or B does not hold one value per channel");
     const int64_t outer = x.dims()[0] * channels, inner = outer == 0 ? 0 : x.size() / outer;
-    HostTensor y(DType::F32, x.dims());
+    HostTensor y = HostTensor::uninitialized(DType::F32, x.dims());
     normaliseRows(x.data<float>(), y.mutableData<float>(), outer, inner, ctx.floatAttr("epsilon", 1e-5f),
                   ctx.input(1).data<float>(), ctx.input(2).data<float>(),
                   [channels](int64_t r, int64_t) { return r % channels; }, nullptr, nullptr);

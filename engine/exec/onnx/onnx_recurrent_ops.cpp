@@ -126,8 +126,8 @@ void recurrent(OnnxKernelContext& ctx) {
     const float* c0 = C == Cell::Lstm ? optional(6, stateDims) : nullptr;
     const float* peep = C == Cell::Lstm ? optional(7, {directions, 3 * hidden}) : nullptr;
 
-    HostTensor y(DType::F32, layout ? Dims{batch, seq, directions, hidden} : Dims{seq, directions, batch, hidden});
-    HostTensor yh(DType::F32, stateDims), yc(DType::F32, stateDims);
+    HostTensor y = HostTensor::uninitialized(DType::F32, layout ? Dims{batch, seq, directions, hidden} : Dims{seq, directions, batch, hidden});
+    HostTensor yh = HostTensor::uninitialized(DType::F32, stateDims), yc(DType::F32, stateDims);
     std::fill_n(y.mutableData<float>(), y.size(), 0.0f);
     const auto stateAt = [&](int64_t d, int64_t b) { return layout ? (b * directions + d) * hidden : (d * batch + b) * hidden; };
     const auto yAt = [&](int64_t t, int64_t d, int64_t b) {

@@ -69,7 +69,7 @@ void reduce(OnnxKernelContext& ctx) {
             else if constexpr (R == Reduction::L2 || R == Reduction::SumSquare) a += v * v;
             else if constexpr (R == Reduction::LogSumExp) a += std::exp(static_cast<double>(v) - shift[at[0]]);
         });
-        HostTensor y(x.dtype(), out);
+        HostTensor y = HostTensor::uninitialized(x.dtype(), out);
         T* o = y.mutableData<T>();
         for (int64_t i = 0; i < n; ++i) {
             Acc a = acc[static_cast<std::size_t>(i)];
@@ -104,7 +104,7 @@ void argExtreme(OnnxKernelContext& ctx) {
     if (keepDims) out[static_cast<std::size_t>(axis)] = 1;
     else out.erase(out.begin() + axis);
     const AxisBlocks b = blocksAround(x.dims(), axis);
-    HostTensor y(DType::I64, out);
+    HostTensor y = HostTensor::uninitialized(DType::I64, out);
     visitDtype(ctx, x.dtype(), [&]<typename T>() {
         const T* in = x.data<T>();
         for (int64_t o = 0; o < b.outer; ++o) {
@@ -131,7 +131,7 @@ void softmax(OnnxKernelContext& ctx) {
     const int64_t axis = ctx.axis(ctx.intAttr("axis", coerced ? 1 : -1), x.rank());
     AxisBlocks b = blocksAround(x.dims(), axis);
     if (coerced) b = {b.outer, b.n * b.inner, 1};
-    HostTensor y(DType::F32, x.dims());
+    HostTensor y = HostTensor::uninitialized(DType::F32, x.dims());
     const float* in = x.data<float>();
     float* out = y.mutableData<float>();
     for (int64_t o = 0; o < b.outer; ++o) {
@@ -164,7 +164,7 @@ void cumSum(OnnxKernelContext& ctx) {
     const AxisBlocks b = blocksAround(x.dims(), axis);
     visitDtype(ctx, x.dtype(), [&]<typename T>() {
         using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
-        HostTensor y(x.dtype(), x.dims());
+        HostTensor y = HostTensor::uninitialized(x.dtype(), x.dims());
         const T* in = x.data<T>();
         T* out = y.mutableData<T>();
         for (int64_t o = 0; o < b.outer; ++o) {

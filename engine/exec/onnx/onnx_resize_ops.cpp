@@ -84,7 +84,7 @@ HostTensor resizeAxis(const HostTensor& x, std::size_t axis, int64_t out, double
     Dims dims = x.dims();
     const int64_t in = dims[axis];
     dims[axis] = out;
-    HostTensor y(DType::F32, dims);
+    HostTensor y = HostTensor::uninitialized(DType::F32, dims);
     int64_t outer = 1, inner = 1;
     for (std::size_t d = 0; d < axis; ++d) outer *= dims[d];
     for (std::size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
@@ -139,7 +139,7 @@ void resizeWith(OnnxKernelContext& ctx, const ResizeRule& rule, std::vector<floa
         if (!identity) y = resizeAxis(y, d, out, scale, width, roiStart, roiEnd, rule);
     }
     if (y.raw() == x.raw()) {  // nothing resized: still a value of its own
-        HostTensor copy(DType::F32, x.dims());
+        HostTensor copy = HostTensor::uninitialized(DType::F32, x.dims());
         std::copy_n(x.data<float>(), x.size(), copy.mutableData<float>());
         y = std::move(copy);
     }

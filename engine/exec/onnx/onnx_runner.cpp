@@ -1,6 +1,11 @@
 #include "exec/onnx/onnx_runner.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
 #include <set>
 #include <unordered_set>
 
@@ -58,7 +63,7 @@ struct Scope {
 };
 
 HostTensor toFloat32(const HostTensor& t) {
-    HostTensor out(DType::F32, t.dims());
+    HostTensor out = HostTensor::uninitialized(DType::F32, t.dims());
     float* dst = out.mutableData<float>();
     const auto n = static_cast<std::size_t>(t.size());
     if (t.dtype() == DType::F16) {
@@ -73,7 +78,7 @@ HostTensor toFloat32(const HostTensor& t) {
 }
 
 HostTensor fromFloat32(const HostTensor& t, DType dtype) {
-    HostTensor out(dtype, t.dims());
+    HostTensor out = HostTensor::uninitialized(dtype, t.dims());
     const auto n = static_cast<std::size_t>(t.size());
     const float* src = t.data<float>();
     if (dtype == DType::F16) {
@@ -89,6 +94,30 @@ HostTensor fromFloat32(const HostTensor& t, DType dtype) {
 
 bool widened(DType t, const OnnxOpDef& def) {
     return def.computesInFloat32 && (t == DType::F16 || t == DType::BF16 || (t == DType::F64 && def.float64InFloat32));
+}
+
+// AMS_ONNX_PROFILE=1: the milliseconds each op type took, summed, on stderr when the process ends
+// (a developer's view of where a model's time goes; the benchmarks' figures never have it on).
+bool profile() {
+    static const bool on = std::getenv("AMS_ONNX_PROFILE") != nullptr;
+    return on;
+}
+
+void profileAdd(const std::string& op, double ms) {
+    struct Table {
+        std::mutex mutex;
+        std::map<std::string, std::pair<double, int>> byOp;
+        ~Table() {
+            std::vector<std::pair<std::string, std::pair<double, int>>> rows(byOp.begin(), byOp.end());
+            std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+            for (const auto& [name, v] : rows) std::fprintf(stderr, "onnx profile: %-24s %6d calls %10.2f ms\n", name.c_str(), v.second, v.first);
+        }
+    };
+    static Table table;
+    const std::lock_guard lock(table.mutex);
+    auto& entry = table.byOp[op];
+    entry.first += ms;
+    ++entry.second;
 }
 
 class Run {
@@ -155,7 +184,13 @@ public:
         ctx.runGraph = [this, &scope](const OnnxGraphProgram& body, std::vector<HostTensor> arguments) {
             return graph(body, std::move(arguments), scope);
         };
-        def->run(ctx);
+        if (profile()) {
+            const auto start = std::chrono::steady_clock::now();
+            def->run(ctx);
+            profileAdd(n.op, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        } else {
+            def->run(ctx);
+        }
         for (std::size_t i = 0; i < n.outputs.size(); ++i) {
             if (n.outputs[i].empty()) continue;
             HostTensor& out = ctx.outputs[i];

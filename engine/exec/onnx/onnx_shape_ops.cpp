@@ -22,7 +22,7 @@ void dropout(OnnxKernelContext& ctx) {
     const HostTensor& x = ctx.input(0);
     ctx.setOutput(0, x);
     if (ctx.wantsOutput(1)) {
-        HostTensor mask(DType::Bool, x.dims());
+        HostTensor mask = HostTensor::uninitialized(DType::Bool, x.dims());
         std::fill_n(mask.mutableData<uint8_t>(), mask.size(), uint8_t{1});
         ctx.setOutput(1, std::move(mask));
     }
@@ -48,7 +48,7 @@ void constantOfShape(OnnxKernelContext& ctx) {
     const OnnxAttribute* value = ctx.node.attribute("value");
     HostTensor fill = value ? value->tensor : HostTensor::fromFloats({0.0f}, {1});
     if (!fill.defined() || fill.size() != 1) ctx.fail("value must hold one element");
-    HostTensor out(fill.dtype(), dims);
+    HostTensor out = HostTensor::uninitialized(fill.dtype(), dims);
     const int64_t size = elementBytes(out);
     for (int64_t i = 0; i < out.size(); ++i) std::memcpy(out.mutableRaw() + i * size, fill.raw(), static_cast<std::size_t>(size));
     ctx.setOutput(0, std::move(out));
@@ -120,7 +120,7 @@ HostTensor permute(const OnnxKernelContext& ctx, const HostTensor& x, const std:
         out[d] = in[static_cast<std::size_t>(p)];
         strides[d] = inStrides[static_cast<std::size_t>(p)];
     }
-    HostTensor y(x.dtype(), out);
+    HostTensor y = HostTensor::uninitialized(x.dtype(), out);
     const int64_t size = elementBytes(x);
     const std::array<std::vector<int64_t>, 1> s{strides};
     const std::byte* src = x.raw();
@@ -165,7 +165,7 @@ void concat(OnnxKernelContext& ctx) {
         }
         out[static_cast<std::size_t>(axis)] += x.dims()[static_cast<std::size_t>(axis)];
     }
-    HostTensor y(first.dtype(), out);
+    HostTensor y = HostTensor::uninitialized(first.dtype(), out);
     int64_t outer = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= out[static_cast<std::size_t>(d)];
     const int64_t rowBytes = y.size() == 0 ? 0 : static_cast<int64_t>(y.bytes()) / std::max<int64_t>(outer, 1);
@@ -185,7 +185,7 @@ void concat(OnnxKernelContext& ctx) {
 HostTensor sliceAxis(const HostTensor& x, int64_t axis, int64_t begin, int64_t count) {
     Dims out = x.dims();
     out[static_cast<std::size_t>(axis)] = count;
-    HostTensor y(x.dtype(), out);
+    HostTensor y = HostTensor::uninitialized(x.dtype(), out);
     int64_t outer = 1, inner = elementBytes(x);
     for (int64_t d = 0; d < axis; ++d) outer *= x.dims()[static_cast<std::size_t>(d)];
     for (int64_t d = axis + 1; d < x.rank(); ++d) inner *= x.dims()[static_cast<std::size_t>(d)];
@@ -260,7 +260,7 @@ void slice(OnnxKernelContext& ctx) {
         begin[static_cast<std::size_t>(a)] = b;
         step[static_cast<std::size_t>(a)] = s;
     }
-    HostTensor y(x.dtype(), out);
+    HostTensor y = HostTensor::uninitialized(x.dtype(), out);
     const std::vector<int64_t> inStrides = stridesOf(x.dims());
     std::vector<int64_t> strides(static_cast<std::size_t>(rank));
     int64_t base = 0;
@@ -284,7 +284,7 @@ void gather(OnnxKernelContext& ctx) {
     Dims out(x.dims().begin(), x.dims().begin() + axis);
     out.insert(out.end(), indices.dims().begin(), indices.dims().end());
     out.insert(out.end(), x.dims().begin() + axis + 1, x.dims().end());
-    HostTensor y(x.dtype(), out);
+    HostTensor y = HostTensor::uninitialized(x.dtype(), out);
     int64_t outer = 1, inner = elementBytes(x);
     for (int64_t d = 0; d < axis; ++d) outer *= x.dims()[static_cast<std::size_t>(d)];
     for (int64_t d = axis + 1; d < x.rank(); ++d) inner *= x.dims()[static_cast<std::size_t>(d)];
@@ -305,7 +305,7 @@ void gatherElements(OnnxKernelContext& ctx) {
     const HostTensor& indices = ctx.input(1);
     const int64_t axis = ctx.axis(ctx.intAttr("axis", 0), x.rank());
     if (indices.rank() != x.rank()) ctx.fail("indices and data differ in rank");
-    HostTensor y(x.dtype(), indices.dims());
+    HostTensor y = HostTensor::uninitialized(x.dtype(), indices.dims());
     const std::vector<int64_t> xs = stridesOf(x.dims());
     const int64_t size = elementBytes(x);
     const int64_t extent = x.dims()[static_cast<std::size_t>(axis)];
@@ -369,7 +369,7 @@ void squeeze(OnnxKernelContext& ctx) {
 
 // Copies `x` broadcast to `out` (Expand, Tile's building block).
 HostTensor broadcastTo(const HostTensor& x, const Dims& out) {
-    HostTensor y(x.dtype(), out);
+    HostTensor y = HostTensor::uninitialized(x.dtype(), out);
     const int64_t size = elementBytes(x);
     const std::array<std::vector<int64_t>, 1> s{broadcastStrides(x.dims(), out)};
     forEachBroadcast<1>(out, s, [&](int64_t i, const std::array<int64_t, 1>& at) {
@@ -406,7 +406,7 @@ void range(OnnxKernelContext& ctx) {
         if (delta == 0) ctx.fail("delta 0");
         const auto n = static_cast<int64_t>(std::max(0.0, std::ceil((static_cast<double>(limit) - static_cast<double>(s)) /
                                                                      static_cast<double>(delta))));
-        HostTensor y(start.dtype(), {n});
+        HostTensor y = HostTensor::uninitialized(start.dtype(), {n});
         for (int64_t i = 0; i < n; ++i) y.mutableData<T>()[i] = static_cast<T>(s + static_cast<T>(i) * delta);
         ctx.setOutput(0, std::move(y));
     });
@@ -442,7 +442,7 @@ void pad(OnnxKernelContext& ctx) {
         out[d] = x.dims()[d] + before[d] + after[d];
         if (out[d] < 0) ctx.fail("pads remove more than the axis holds");
     }
-    HostTensor y(x.dtype(), out);
+    HostTensor y = HostTensor::uninitialized(x.dtype(), out);
     const int64_t size = elementBytes(x);
     std::vector<std::byte> fill(static_cast<std::size_t>(size));
     if (ctx.opset < 11 && mode == "constant") {

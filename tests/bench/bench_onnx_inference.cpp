@@ -1,0 +1,144 @@
+// ONNX inference speed: the ONNX runner (exec/onnx/onnx_runner.h) against ONNX Runtime's CPU
+// provider on the same model and inputs, in interleaved rounds (ours, then ORT's, round after
+// round), medians and the ratio ORT time / our time (above 1: we are faster). ORT runs in a child
+// process (tests/bench/onnx_runtime_reference.py) when a python with onnxruntime is found:
+// tests/differential/.venv-torch or .venv-ort, or --python.
+//
+//   bench_onnx_inference MODEL.onnx INPUTS.npz [--rounds N] [--python PATH] [--label NAME]
+//
+// The models of the issue come from tests/differential/onnx_execution_check.py (it exports them and
+// their inputs to /tmp/ams-onnx-models).
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "exec/onnx/onnx_runner.h"
+#include "formats/model_file.h"
+#include "formats/npz_file.h"
+#include "formats/onnx_program.h"
+
+extern char** environ;
+
+using namespace ampstudio;
+namespace fs = std::filesystem;
+
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// The reference script as a child: a line to it runs ORT once; it answers the milliseconds.
+class OrtChild {
+public:
+    bool start(const std::string& python, const std::string& script, const std::string& model, const std::string& inputs) {
+        int in[2], out[2];
+        if (pipe(in) != 0 || pipe(out) != 0) return false;
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+        posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+        posix_spawn_file_actions_addclose(&actions, in[1]);
+        posix_spawn_file_actions_addclose(&actions, out[0]);
+        std::vector<std::string> args{python, script, model, inputs};
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        const int rc = posix_spawn(&m_pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        close(in[0]);
+        close(out[1]);
+        if (rc != 0) return false;
+        m_to = fdopen(in[1], "w");
+        m_from = fdopen(out[0], "r");
+        char line[256];
+        if (!fgets(line, sizeof line, m_from) || std::strncmp(line, "ready", 5) != 0) return false;
+        m_version = std::string(line + 6);
+        if (!m_version.empty() && m_version.back() == '\n') m_version.pop_back();
+        return true;
+    }
+    double runOnce() {
+        std::fputs("run\n", m_to);
+        std::fflush(m_to);
+        char line[64];
+        return fgets(line, sizeof line, m_from) ? std::atof(line) : -1.0;
+    }
+    const std::string& version() const { return m_version; }
+    ~OrtChild() {
+        if (m_to) std::fclose(m_to);
+        if (m_from) std::fclose(m_from);
+        if (m_pid > 0) waitpid(m_pid, nullptr, 0);
+    }
+
+private:
+    pid_t m_pid = -1;
+    FILE* m_to = nullptr;
+    FILE* m_from = nullptr;
+    std::string m_version;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: bench_onnx_inference MODEL.onnx INPUTS.npz [--rounds N] [--python PATH] [--label NAME]\n");
+        return 1;
+    }
+    const std::string model = argv[1], inputsFile = argv[2];
+    int rounds = 10;
+    std::string python, label = fs::path(model).stem().string();
+    for (int i = 3; i + 1 < argc; i += 2) {
+        const std::string key = argv[i];
+        if (key == "--rounds") rounds = std::atoi(argv[i + 1]);
+        else if (key == "--python") python = argv[i + 1];
+        else if (key == "--label") label = argv[i + 1];
+    }
+    const fs::path source = fs::path(__FILE__).parent_path();
+    if (python.empty()) {
+        for (const char* venv : {".venv-torch", ".venv-ort"}) {
+            const fs::path p = source.parent_path() / "differential" / venv / "bin" / "python";
+            if (fs::exists(p)) {
+                python = p.string();
+                break;
+            }
+        }
+    }
+    const auto program = onnxProgramOf(openModelFile(model));
+    const OnnxRunner runner(program);
+    std::map<std::string, HostTensor> inputs;
+    for (const auto& [name, array] : readNumpyFile(inputsFile)) {
+        DType dtype = array.dtype;
+        for (const OnnxValueInfo& info : program->graph.inputs) {
+            if (info.name == name && info.dtype) dtype = *info.dtype;
+        }
+        inputs[name] = npyTensor(array, dtype);
+    }
+    std::string shapes;
+    for (const auto& [name, t] : inputs) shapes += (shapes.empty() ? "" : " ") + name + dimsString(t.dims());
+    OrtChild ort;
+    const bool withOrt = !python.empty() && ort.start(python, (source / "onnx_runtime_reference.py").string(), model, inputsFile);
+    runner.run(inputs);  // warm-up: oneDNN's primitive cache, the allocator
+    std::vector<double> ours, theirs;
+    for (int r = 0; r < rounds; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        runner.run(inputs);
+        ours.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        if (withOrt) theirs.push_back(ort.runOnce());
+    }
+    std::printf("# %s; %d interleaved rounds; %s\n", cpuBackendName().c_str(), rounds,
+                withOrt ? ("onnxruntime " + ort.version() + " CPUExecutionProvider").c_str() : "no onnxruntime found");
+    std::printf("# model            inputs                                  ours_ms    ort_ms  ort/ours\n");
+    const double a = median(ours), b = withOrt ? median(theirs) : 0.0;
+    std::printf("%-18s %-38s %8.2f  %8.2f  %8.2f\n", label.c_str(), shapes.c_str(), a, b, withOrt && a > 0 ? b / a : 0.0);
+    return 0;
+}
