@@ -92,7 +92,7 @@ int runCompare(const CompareArgs& args) {
             refuseToOverwriteInput(*args.report, inputs);
         }
         const ModelDocument referenceModel = openModelFile(args.symbol, {.findCompanions = false, .params = args.params});
-        const ModelDocument convertedModel = openModelFile(args.converted, {.findCompanions = false});
+        const ModelDocument convertedModel = openModelFile(args.converted, {.findCompanions = false, .params = std::nullopt});
         const Graph& reference = *referenceModel.graph;
         const Graph& converted = *convertedModel.graph;
         const NDArrayList* params = referenceModel.params.get();

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend/backend.h"
@@ -129,11 +130,19 @@ int main(int argc, char** argv) {
     const bool withOrt = !python.empty() && ort.start(python, (source / "onnx_runtime_reference.py").string(), model, inputsFile);
     runner.run(inputs);  // warm-up: oneDNN's primitive cache, the allocator
     std::vector<double> ours, theirs;
+    // A pause before each side's run: both runtimes' worker threads spin for a while after their
+    // work (libgomp's GOMP_SPINCOUNT, ORT's spinning thread pool), and a run started meanwhile
+    // would share the two cores with the other's spinning.
+    const auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(200)); };
     for (int r = 0; r < rounds; ++r) {
+        settle();
         const auto start = std::chrono::steady_clock::now();
         runner.run(inputs);
         ours.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-        if (withOrt) theirs.push_back(ort.runOnce());
+        if (withOrt) {
+            settle();
+            theirs.push_back(ort.runOnce());
+        }
     }
     std::printf("# %s; %d interleaved rounds; %s\n", cpuBackendName().c_str(), rounds,
                 withOrt ? ("onnxruntime " + ort.version() + " CPUExecutionProvider").c_str() : "no onnxruntime found");
