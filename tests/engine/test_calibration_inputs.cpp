@@ -118,6 +118,43 @@ private slots:
 
     // A training-data spec's validation samples fill the data input, a random input of the same name
     // giving the layout; the batch is the sample count.
+    // run --outputs: every dtype written as numpy names it and read back exactly (bfloat16 as
+    // float32, which numpy has no bfloat16 for); scalars, 1-d and empty arrays included.
+    void npzWrittenAsNumpyReadsIt() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("out.npz").toStdString();
+        HostTensor flags(DType::Bool, {3});
+        flags.mutableData<uint8_t>()[1] = 1;
+        const std::vector<std::pair<std::string, HostTensor>> arrays{
+            {"f32", HostTensor::fromFloats({1.5f, -2.0f, 3.25f, 4.0f, 5.0f, 6.0f}, {2, 3})},
+            {"f16", HostTensor::fromFloats({0.1f, 65504.0f}, {2}, DType::F16)},
+            {"bf16", HostTensor::fromFloats({0.1f, -3.0e38f}, {2}, DType::BF16)},
+            {"ids", HostTensor::fromIntegers({30521, int64_t{1} << 40}, {1, 2})},
+            {"scalar", HostTensor::fromIntegers({7}, {}, DType::I32)},
+            {"flags", flags},
+            {"empty", HostTensor(DType::F32, {0, 4})},
+        };
+        writeNpzFile(path, arrays);
+        const auto read = readNumpyFile(path);
+        QCOMPARE(read.size(), arrays.size());
+        QCOMPARE(read.at("f32").shape, (std::vector<int64_t>{2, 3}));
+        QCOMPARE(read.at("f32").values[2], 3.25f);
+        QCOMPARE(read.at("f16").dtype, DType::F16);
+        QCOMPARE(read.at("f16").values[1], 65504.0f);
+        QCOMPARE(read.at("bf16").dtype, DType::F32);
+        QCOMPARE(read.at("bf16").values[0], HostTensor::fromFloats({0.1f}, {1}, DType::BF16).floats()[0]);
+        QCOMPARE(read.at("ids").dtype, DType::I64);
+        QCOMPARE(read.at("ids").integers, (std::vector<int64_t>{30521, int64_t{1} << 40}));  // exact past 2^24
+        QCOMPARE(read.at("scalar").shape, std::vector<int64_t>{});
+        QCOMPARE(read.at("scalar").integers, std::vector<int64_t>{7});
+        QCOMPARE(read.at("flags").dtype, DType::Bool);
+        QCOMPARE(read.at("flags").integers, (std::vector<int64_t>{0, 1, 0}));
+        QCOMPARE(read.at("empty").shape, (std::vector<int64_t>{0, 4}));
+        // npyTensor gives the model's dtype, integers exactly.
+        QCOMPARE(npyTensor(read.at("ids"), DType::I64).integers(), (std::vector<int64_t>{30521, int64_t{1} << 40}));
+        QCOMPARE(npyTensor(read.at("f32"), DType::F16).dtype(), DType::F16);
+    }
+
     void trainingDataSpecs() {
         const auto blobs = calibrationInputs(mlp(), {.randomInputs = {"data=1,2"}, .dataset = "synthetic:blobs", .samples = 5});
         QCOMPARE(blobs.at("data").shape, (Shape{5, 2}));
