@@ -269,8 +269,7 @@ std::vector<std::byte> onnxTensorBytes(const TensorProto& tensor, const std::vec
         if (external) bytes = *external;
     } else if (tensor.has_raw_data()) {
         const std::string& raw = tensor.raw_data();
-        bytes.resize(raw.size());
-        std::memcpy(bytes.data(), raw.data(), raw.size());
+        bytes.assign(reinterpret_cast<const std::byte*>(raw.data()), reinterpret_cast<const std::byte*>(raw.data()) + raw.size());
     } else {
         switch (tensor.data_type()) {
             case TensorProto::FLOAT: appendValues(bytes, tensor.float_data()); break;

@@ -1,6 +1,7 @@
 #include "tensor/host_tensor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -27,12 +28,23 @@ std::string dimsString(const Dims& dims) {
     return text + "]";
 }
 
+namespace {
+std::atomic<std::size_t> g_byteLimit{std::size_t{16} << 30};
+}  // namespace
+
+std::size_t hostTensorByteLimit() { return g_byteLimit.load(std::memory_order_relaxed); }
+void setHostTensorByteLimit(std::size_t bytes) { g_byteLimit.store(bytes, std::memory_order_relaxed); }
+
 HostTensor HostTensor::uninitialized(DType dtype, Dims dims) {
     HostTensor t;
     t.m_dtype = dtype;
     t.m_dims = std::move(dims);
     t.m_size = dimsSize(t.m_dims);
     if (dtypeSize(dtype) == 0) throw std::invalid_argument("a tensor of unknown dtype");
+    if (t.m_size > 0 && static_cast<std::size_t>(t.m_size) > hostTensorByteLimit() / dtypeSize(dtype)) {
+        throw std::length_error("a tensor of " + dimsString(t.m_dims) + " " + std::string(dtypeName(dtype)) + " is larger than " +
+                                std::to_string(hostTensorByteLimit() >> 20) + " MiB");
+    }
     t.m_data = std::make_shared<HostBuffer>(HostBuffer{std::make_unique_for_overwrite<std::byte[]>(std::max<std::size_t>(t.bytes(), 1))});
     return t;
 }
@@ -99,7 +111,7 @@ std::vector<int64_t> HostTensor::integers() const {
 std::vector<float> HostTensor::floats() const {
     std::vector<float> out(static_cast<std::size_t>(m_size));
     if (m_dtype == DType::F32) {
-        std::memcpy(out.data(), raw(), bytes());
+        if (bytes()) std::memcpy(out.data(), raw(), bytes());
     } else if (m_dtype == DType::F16) {
         halfToFloats({data<uint16_t>(), out.size()}, out);
     } else if (m_dtype == DType::BF16) {
@@ -114,7 +126,7 @@ HostTensor HostTensor::fromFloats(const std::vector<float>& values, Dims dims, D
     HostTensor t(dtype, std::move(dims));
     if (static_cast<int64_t>(values.size()) != t.size()) throw std::invalid_argument("value count differs from the dims");
     switch (dtype) {
-        case DType::F32: std::memcpy(t.mutableRaw(), values.data(), t.bytes()); break;
+        case DType::F32: if (t.bytes()) std::memcpy(t.mutableRaw(), values.data(), t.bytes()); break;
         case DType::F16: floatsToHalf(values, {t.mutableData<uint16_t>(), values.size()}); break;
         case DType::BF16: floatsToBfloat16(values, {t.mutableData<uint16_t>(), values.size()}); break;
         case DType::F64:

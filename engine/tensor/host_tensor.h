@@ -23,6 +23,12 @@ int64_t dimsSize(const Dims& dims);
 // "[2, 3]"; "[]" for a scalar.
 std::string dimsString(const Dims& dims);
 
+// The largest tensor a HostTensor allocates, in bytes (default 16 GiB): a model that asks for more
+// (a ConstantOfShape or Expand of absurd dims) gets std::length_error naming the size instead of
+// exhausting the machine's memory. The fuzzers lower it.
+std::size_t hostTensorByteLimit();
+void setHostTensorByteLimit(std::size_t bytes);
+
 // The bytes of a HostTensor: allocated without being cleared where a kernel writes them all.
 struct HostBuffer {
     std::unique_ptr<std::byte[]> bytes;

@@ -375,6 +375,17 @@ private slots:
         QCOMPARE(message({}), std::string("input 'x' is not given"));
         QCOMPARE(message({{"x", ramp({2})}, {"z", ramp({2})}}), std::string("the model has no input 'z'"));
         QCOMPARE(message({{"x", HostTensor::fromIntegers({1, 2}, {2})}}), std::string("input 'x' is float32, given int64"));
+        // A model asking for an absurd tensor gets an error naming the node, not the machine's memory.
+        onnx::GraphProto huge;
+        addValue(huge.mutable_output(), "y", {});
+        addInt64s(&huge, "dims", {int64_t{1} << 20, int64_t{1} << 20, int64_t{1} << 10});
+        addNode(&huge, "ConstantOfShape", "fill", {"dims"}, {"y"});
+        try {
+            OnnxRunner(programOf(huge)).run({});
+            QFAIL("allocated a 4 TiB tensor");
+        } catch (const OnnxRunError& e) {
+            QVERIFY2(std::string(e.what()).starts_with("node 'fill' (ConstantOfShape): a tensor of [1048576, 1048576, 1024] float32 is larger than"), e.what());
+        }
     }
 
     // compare on ONNX models: the same figures as for MXNet graphs, outputs and nodes by name.

@@ -184,12 +184,20 @@ public:
         ctx.runGraph = [this, &scope](const OnnxGraphProgram& body, std::vector<HostTensor> arguments) {
             return graph(body, std::move(arguments), scope);
         };
-        if (profile()) {
-            const auto start = std::chrono::steady_clock::now();
-            def->run(ctx);
-            profileAdd(n.op, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-        } else {
-            def->run(ctx);
+        try {
+            if (profile()) {
+                const auto start = std::chrono::steady_clock::now();
+                def->run(ctx);
+                profileAdd(n.op, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+            } else {
+                def->run(ctx);
+            }
+        } catch (const OnnxRunError&) {
+            throw;
+        } catch (const std::bad_alloc&) {
+            ctx.fail("out of memory");
+        } catch (const std::exception& e) {  // a tensor too large, dims that overflow int64 ...
+            ctx.fail(e.what());
         }
         for (std::size_t i = 0; i < n.outputs.size(); ++i) {
             if (n.outputs[i].empty()) continue;
@@ -248,7 +256,8 @@ OnnxRunResult OnnxRunner::run(const std::map<std::string, HostTensor>& inputs, b
         if (!inputs.contains(info->name)) throw OnnxRunError("input '" + info->name + "' is not given");
     }
     for (const auto& [name, t] : inputs) {
-        const auto info = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const OnnxValueInfo& v) { return v.name == name; });
+        const std::string& given = name;  // (clang 14 cannot capture a structured binding)
+        const auto info = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const OnnxValueInfo& v) { return v.name == given; });
         if (info == g.inputs.end()) throw OnnxRunError("the model has no input '" + name + "'");
         if (info->dtype && *info->dtype != t.dtype()) {
             throw OnnxRunError("input '" + name + "' is " + std::string(dtypeName(*info->dtype)) + ", given " +
