@@ -63,6 +63,7 @@ HostTensor HostTensor::reshaped(Dims dims) const {
 }
 
 double HostTensor::numberAt(int64_t i) const {
+    if (i < 0 || i >= m_size) throw std::out_of_range("element " + std::to_string(i) + " of a tensor of " + dimsString(m_dims));
     const std::byte* p = raw() + static_cast<std::size_t>(i) * dtypeSize(m_dtype);
     const auto load = [p]<typename T>(T) {
         T v;
@@ -88,6 +89,7 @@ double HostTensor::numberAt(int64_t i) const {
 }
 
 int64_t HostTensor::integerAt(int64_t i) const {
+    if (i < 0 || i >= m_size) throw std::out_of_range("element " + std::to_string(i) + " of a tensor of " + dimsString(m_dims));
     const std::byte* p = raw() + static_cast<std::size_t>(i) * dtypeSize(m_dtype);
     if (m_dtype == DType::I64 || m_dtype == DType::U64) {
         int64_t v;

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -422,6 +424,39 @@ private slots:
         QCOMPARE(c.nodes.size(), std::size_t(1));
         QCOMPARE(c.nodes[0].name, std::string("exp"));
         QCOMPARE(c.nodes[0].convertedDtype, DType::F16);
+    }
+
+    // The models fuzz_onnx_run found crashing kernels with (an updates tensor smaller than its
+    // indices, a scalar Concat, a shape product past int64, an output_shape shorter than the spatial
+    // axes ...): run as the fuzzer runs them, each gives outputs or an OnnxRunError (under ASan in CI).
+    void modelsThatCrashedTheRunnerFail() {
+        const fs::path corpus = AMS_SOURCE_DIR "/tests/fuzz/corpus/onnx_run";
+        int ran = 0;
+        for (const auto& entry : fs::directory_iterator(corpus)) {
+            std::ifstream in(entry.path(), std::ios::binary);
+            const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            std::shared_ptr<const OnnxProgram> program;
+            try {
+                program = onnxProgramOf(parseModel(ModelFormat::Onnx, std::as_bytes(std::span(bytes.data(), bytes.size())), {}, "crash"));
+            } catch (const std::exception&) {
+                continue;
+            }
+            if (!unsupportedOnnxOps(*program).empty()) continue;
+            std::map<std::string, HostTensor> inputs;
+            for (const OnnxValueInfo* info : program->requiredInputs()) {
+                Dims dims;
+                if (info->dims) {
+                    for (const auto& d : *info->dims) dims.push_back(d ? std::max<int64_t>(*d, 0) : 2);
+                }
+                inputs[info->name] = HostTensor(info->dtype.value_or(DType::F32), dims);
+            }
+            try {
+                OnnxRunner(program).run(inputs);
+            } catch (const OnnxRunError&) {
+            }
+            ++ran;
+        }
+        QVERIFY(ran >= 5);
     }
 
     // The other model suites of libonnx-testdata: small PyTorch modules exported by torch.onnx

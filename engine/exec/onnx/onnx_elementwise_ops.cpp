@@ -277,9 +277,15 @@ void clip(OnnxKernelContext& ctx) {
     visitDtype(ctx, x.dtype(), [&]<typename T>() {
         T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
         if (ctx.opset < 11) {
+            if constexpr (!std::is_floating_point_v<T>) ctx.unsupported("Clip-6 of " + std::string(dtypeName(x.dtype())));
             lo = static_cast<T>(ctx.floatAttr("min", -std::numeric_limits<float>::max()));
             hi = static_cast<T>(ctx.floatAttr("max", std::numeric_limits<float>::max()));
         } else {
+            for (std::size_t k = 1; k < 3; ++k) {
+                if (ctx.hasInput(k) && (ctx.input(k).size() != 1 || ctx.input(k).dtype() != x.dtype())) {
+                    ctx.fail("min and max must be scalars of the input's dtype");
+                }
+            }
             if (ctx.hasInput(1)) lo = ctx.input(1).data<T>()[0];
             if (ctx.hasInput(2)) hi = ctx.input(2).data<T>()[0];
         }

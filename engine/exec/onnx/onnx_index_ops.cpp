@@ -109,7 +109,7 @@ void trilu(OnnxKernelContext& ctx) {
 
 void oneHot(OnnxKernelContext& ctx) {
     const HostTensor& indices = ctx.input(0);
-    const int64_t depth = static_cast<int64_t>(ctx.input(1).numberAt(0));
+    const int64_t depth = sizeFromDouble(ctx, ctx.input(1).numberAt(0));
     const HostTensor& values = ctx.input(2);
     if (values.size() != 2) ctx.fail("values must hold [off, on]");
     const auto rank = indices.rank() + 1;
@@ -171,8 +171,13 @@ void gatherNd(OnnxKernelContext& ctx) {
     const Dims& xd = x.dims();
     const Dims& id = indices.dims();
     if (id.empty()) ctx.fail("indices of rank 0");
+    if (id.back() < 0 || b >= id.size() || b + static_cast<std::size_t>(id.back()) > xd.size()) {
+        ctx.fail("indices address more axes than data has");
+    }
     const auto last = static_cast<std::size_t>(id.back());
-    if (b + last > xd.size()) ctx.fail("indices address more axes than data has");
+    for (std::size_t d = 0; d < b; ++d) {
+        if (id[d] != xd[d]) ctx.fail("indices " + dimsString(id) + " and data " + dimsString(xd) + " differ in their batch dims");
+    }
     Dims out(id.begin(), id.end() - 1);
     out.insert(out.end(), xd.begin() + static_cast<std::ptrdiff_t>(b + last), xd.end());
     HostTensor y = HostTensor::uninitialized(x.dtype(), out);
@@ -181,7 +186,7 @@ void gatherNd(OnnxKernelContext& ctx) {
     int64_t batch = 1;
     for (std::size_t d = 0; d < b; ++d) batch *= xd[d];
     const std::vector<int64_t> xs = stridesOf(xd);
-    const int64_t tuples = indices.size() / static_cast<int64_t>(std::max<std::size_t>(last, 1)) ;
+    const int64_t tuples = dimsSize(Dims(id.begin(), id.end() - 1));
     const int64_t perBatch = batch == 0 ? 0 : tuples / batch;
     const int64_t batchStride = b == 0 ? 0 : xs[b - 1];
     for (int64_t t = 0; t < tuples; ++t) {
@@ -213,12 +218,20 @@ void scatterNd(OnnxKernelContext& ctx) {
     const HostTensor& indices = ctx.input(1);
     const HostTensor& updates = ctx.input(2);
     const std::string reduction = ctx.stringAttr("reduction", "none");
+    if (indices.rank() == 0 || indices.dims().back() < 0 || indices.dims().back() > x.rank()) {
+        ctx.fail("indices " + dimsString(indices.dims()) + " do not address data " + dimsString(x.dims()));
+    }
     HostTensor y = copyOf(x);
     const auto last = static_cast<std::size_t>(indices.dims().back());
     int64_t slice = 1;
     for (std::size_t d = last; d < x.dims().size(); ++d) slice *= x.dims()[d];
     const std::vector<int64_t> xs = stridesOf(x.dims());
-    const int64_t tuples = indices.size() / static_cast<int64_t>(std::max<std::size_t>(last, 1));
+    const int64_t tuples = last == 0 ? indices.size() == 0 ? 0 : dimsSize(Dims(indices.dims().begin(), indices.dims().end() - 1))
+                                     : indices.size() / static_cast<int64_t>(last);
+    if (updates.dtype() != x.dtype() || updates.size() != tuples * slice) {
+        ctx.fail("updates " + dimsString(updates.dims()) + " do not fit indices " + dimsString(indices.dims()) + " into data " +
+                 dimsString(x.dims()));
+    }
     visitDtype<kAllDtypes>(ctx, x.dtype(), [&]<typename T>() {
         for (int64_t t = 0; t < tuples; ++t) {
             int64_t offset = 0;
@@ -240,6 +253,15 @@ void scatterElements(OnnxKernelContext& ctx) {
     const HostTensor& updates = ctx.input(2);
     const int64_t axis = ctx.axis(ctx.intAttr("axis", 0), x.rank());
     const std::string reduction = ctx.stringAttr("reduction", "none");
+    if (updates.dims() != indices.dims() || updates.dtype() != x.dtype() || indices.rank() != x.rank()) {
+        ctx.fail("updates " + dimsString(updates.dims()) + " must have the dims of indices " + dimsString(indices.dims()) +
+                 ", the rank and the dtype of data");
+    }
+    for (int64_t d = 0; d < x.rank(); ++d) {
+        if (d != axis && indices.dims()[static_cast<std::size_t>(d)] > x.dims()[static_cast<std::size_t>(d)]) {
+            ctx.fail("indices " + dimsString(indices.dims()) + " reach past data " + dimsString(x.dims()));
+        }
+    }
     HostTensor y = copyOf(x);
     const std::vector<int64_t> xs = stridesOf(x.dims());
     std::vector<int64_t> at;
@@ -289,6 +311,13 @@ void reverseSequence(OnnxKernelContext& ctx) {
     const HostTensor& x = ctx.input(0);
     const std::vector<int64_t> lengths = ctx.input(1).integers();
     const int64_t batchAxis = ctx.intAttr("batch_axis", 1), timeAxis = ctx.intAttr("time_axis", 0);
+    if (x.rank() < 2 || (batchAxis != 0 && batchAxis != 1) || (timeAxis != 0 && timeAxis != 1) || batchAxis == timeAxis ||
+        static_cast<int64_t>(lengths.size()) != x.dims()[static_cast<std::size_t>(batchAxis)]) {
+        ctx.fail("batch_axis, time_axis or sequence_lens do not fit input " + dimsString(x.dims()));
+    }
+    for (const int64_t len : lengths) {
+        if (len < 0 || len > x.dims()[static_cast<std::size_t>(timeAxis)]) ctx.fail("a sequence length outside the time axis");
+    }
     HostTensor y = copyOf(x);
     const std::vector<int64_t> xs = stridesOf(x.dims());
     const int64_t size = elementBytes(x);

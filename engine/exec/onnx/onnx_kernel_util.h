@@ -41,6 +41,23 @@ inline constexpr DTypeFamilies kAllDtypes{true, true, true};
 inline constexpr DTypeFamilies kBoolDtype{false, false, true};
 inline constexpr DTypeFamilies kFloatDtypes{true, false, false};
 
+// a * b and a + b of sizes, failing (not overflowing) past int64: a hostile model's shapes and pads.
+inline int64_t checkedMul(const OnnxKernelContext& ctx, int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) ctx.fail("a size overflows int64");
+    return r;
+}
+inline int64_t checkedAdd(const OnnxKernelContext& ctx, int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) ctx.fail("a size overflows int64");
+    return r;
+}
+// A double as a size: fails for NaN and for values past int64 (casting them is undefined).
+inline int64_t sizeFromDouble(const OnnxKernelContext& ctx, double v) {
+    if (!(v >= -9.2e18 && v <= 9.2e18)) ctx.fail("a size of " + std::to_string(v));
+    return static_cast<int64_t>(v);
+}
+
 // body(outIndex, offsets) over every element of `out` in row-major order, with offsets[k] the
 // element of input k (strides from broadcastStrides). The innermost axis runs as a plain loop.
 template <std::size_t N, typename Body>

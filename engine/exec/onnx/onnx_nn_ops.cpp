@@ -200,8 +200,12 @@ Window windowOf(const OnnxKernelContext& ctx, const Dims& x, std::vector<int64_t
     w.padBegin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(spatial));
     w.padEnd.assign(pads.begin() + static_cast<std::ptrdiff_t>(spatial), pads.end());
     for (std::size_t d = 0; d < spatial; ++d) {
-        const int64_t in = x[d + 2], s = w.strides[d], extent = (w.kernel[d] - 1) * w.dilations[d] + 1;
-        if (s <= 0 || w.dilations[d] <= 0 || w.kernel[d] <= 0) ctx.fail("a kernel, stride or dilation below 1");
+        const int64_t in = x[d + 2], s = w.strides[d];
+        if (s <= 0 || w.dilations[d] <= 0 || w.kernel[d] <= 0 || s > 1 << 20 || w.dilations[d] > 1 << 20 || w.kernel[d] > 1 << 20) {
+            ctx.fail("a kernel, stride or dilation outside [1, 2^20]");
+        }
+        if (std::abs(w.padBegin[d]) > int64_t{1} << 40 || std::abs(w.padEnd[d]) > int64_t{1} << 40) ctx.fail("a pad past 2^40");
+        const int64_t extent = (w.kernel[d] - 1) * w.dilations[d] + 1;
         if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
             const int64_t out = (in + s - 1) / s;
             const int64_t total = std::max<int64_t>(0, (out - 1) * s + extent - in);
@@ -309,8 +313,14 @@ void convTranspose(OnnxKernelContext& ctx) {
     const std::vector<int64_t> outputShape = ctx.intsAttr("output_shape");
     const std::string autoPad = ctx.stringAttr("auto_pad", "NOTSET");
     if (kernel.size() != spatial || strides.size() != spatial || dilations.size() != spatial || outputPadding.size() != spatial ||
-        pads.size() != 2 * spatial) {
-        ctx.fail("kernel_shape, strides, dilations, output_padding or pads do not fit the input");
+        pads.size() != 2 * spatial || (!outputShape.empty() && outputShape.size() < spatial)) {
+        ctx.fail("kernel_shape, strides, dilations, output_padding, pads or output_shape do not fit the input");
+    }
+    for (std::size_t d = 0; d < spatial; ++d) {
+        if (kernel[d] <= 0 || strides[d] <= 0 || dilations[d] <= 0 || kernel[d] > 1 << 20 || strides[d] > 1 << 20 ||
+            dilations[d] > 1 << 20) {
+            ctx.fail("a kernel, stride or dilation outside [1, 2^20]");
+        }
     }
     // computed: what oneDNN makes; outDims: what the node returns. They differ where output_shape asks
     // for more than the full output: the rows past it hold only the bias (onnx's reference).

@@ -68,7 +68,7 @@ void OnnxKernelContext::unsupported(const std::string& what) const {
 }
 
 int64_t OnnxKernelContext::axis(int64_t value, int64_t rank, std::string_view what) const {
-    if (value < -rank || value >= std::max<int64_t>(rank, 1)) {
+    if (value < -rank || value >= rank) {  // (no axis of a scalar)
         fail(std::string(what) + " " + std::to_string(value) + " is outside a rank-" + std::to_string(rank) + " tensor");
     }
     return value < 0 ? value + rank : value;

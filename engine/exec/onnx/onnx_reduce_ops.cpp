@@ -74,9 +74,22 @@ void reduce(OnnxKernelContext& ctx) {
         for (int64_t i = 0; i < n; ++i) {
             Acc a = acc[static_cast<std::size_t>(i)];
             if constexpr (R == Reduction::Mean) a = count == 0 ? a : static_cast<Acc>(a / static_cast<Acc>(count));
-            if constexpr (R == Reduction::L2) a = static_cast<Acc>(std::sqrt(static_cast<double>(a)));
-            if constexpr (R == Reduction::LogSum) a = static_cast<Acc>(std::log(static_cast<double>(a)));
-            if constexpr (R == Reduction::LogSumExp) a = static_cast<Acc>(std::log(static_cast<double>(a)) + shift[static_cast<std::size_t>(i)]);
+            if constexpr (R == Reduction::L2 || R == Reduction::LogSum || R == Reduction::LogSumExp) {
+                double d = static_cast<double>(a);
+                if constexpr (R == Reduction::L2) d = std::sqrt(d);
+                if constexpr (R == Reduction::LogSum) d = std::log(d);
+                if constexpr (R == Reduction::LogSumExp) d = std::log(d) + static_cast<double>(shift[static_cast<std::size_t>(i)]);
+                if constexpr (std::is_integral_v<T>) {
+                    // Saturated into T: casting NaN or an out-of-range double is undefined.
+                    o[i] = std::isnan(d) ? T{0}
+                           : d <= static_cast<double>(std::numeric_limits<T>::lowest()) ? std::numeric_limits<T>::lowest()
+                           : d >= static_cast<double>(std::numeric_limits<T>::max())    ? std::numeric_limits<T>::max()
+                                                                                        : static_cast<T>(d);
+                } else {
+                    o[i] = static_cast<T>(d);
+                }
+                continue;
+            }
             o[i] = static_cast<T>(a);
         }
         ctx.setOutput(0, std::move(y));

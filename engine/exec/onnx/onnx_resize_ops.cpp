@@ -132,7 +132,7 @@ void resizeWith(OnnxKernelContext& ctx, const ResizeRule& rule, std::vector<floa
             scale = scales[d];
             if (scale <= 0.0) ctx.fail("a scale of " + std::to_string(scale));
             width = scale * static_cast<double>(in);
-            out = static_cast<int64_t>(std::floor(width));
+            out = sizeFromDouble(ctx, std::floor(width));
         }
         const double roiStart = roi.empty() ? 0.0 : roi[d], roiEnd = roi.empty() ? 1.0 : roi[d + rank];
         const bool identity = out == in && scale == 1.0 && rule.transform != "tf_crop_and_resize";

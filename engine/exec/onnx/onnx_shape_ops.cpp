@@ -82,7 +82,7 @@ void reshape(OnnxKernelContext& ctx) {
         } else if (target[i] < 0) {
             ctx.fail("shape " + dimsString(target) + " has a negative size");
         } else {
-            known *= target[i];
+            known = checkedMul(ctx, known, target[i]);
         }
     }
     if (inferred >= 0) {
@@ -251,11 +251,12 @@ void slice(OnnxKernelContext& ctx) {
         if (s > 0) {
             b = std::clamp<int64_t>(b, 0, dim);
             e = std::clamp<int64_t>(e, 0, dim);
-            out[static_cast<std::size_t>(a)] = e > b ? (e - b + s - 1) / s : 0;
+            out[static_cast<std::size_t>(a)] = e > b ? 1 + (e - b - 1) / s : 0;
         } else {
             b = std::clamp<int64_t>(b, 0, dim - 1);
             e = std::clamp<int64_t>(e, -1, dim - 1);
-            out[static_cast<std::size_t>(a)] = b > e ? (b - e - s - 1) / -s : 0;
+            const int64_t back = s == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -s;
+            out[static_cast<std::size_t>(a)] = b > e ? 1 + (b - e - 1) / back : 0;
         }
         begin[static_cast<std::size_t>(a)] = b;
         step[static_cast<std::size_t>(a)] = s;
@@ -305,6 +306,11 @@ void gatherElements(OnnxKernelContext& ctx) {
     const HostTensor& indices = ctx.input(1);
     const int64_t axis = ctx.axis(ctx.intAttr("axis", 0), x.rank());
     if (indices.rank() != x.rank()) ctx.fail("indices and data differ in rank");
+    for (int64_t d = 0; d < x.rank(); ++d) {
+        if (d != axis && indices.dims()[static_cast<std::size_t>(d)] > x.dims()[static_cast<std::size_t>(d)]) {
+            ctx.fail("indices " + dimsString(indices.dims()) + " reach past data " + dimsString(x.dims()));
+        }
+    }
     HostTensor y = HostTensor::uninitialized(x.dtype(), indices.dims());
     const std::vector<int64_t> xs = stridesOf(x.dims());
     const int64_t size = elementBytes(x);
@@ -394,17 +400,20 @@ void tile(OnnxKernelContext& ctx) {
         if (repeats[d] < 0) ctx.fail("a negative repeat");
         view.insert(view.end(), {1, x.dims()[d]});
         expanded.insert(expanded.end(), {repeats[d], x.dims()[d]});
-        out.push_back(repeats[d] * x.dims()[d]);
+        out.push_back(checkedMul(ctx, repeats[d], x.dims()[d]));
     }
     ctx.setOutput(0, broadcastTo(x.reshaped(view), expanded).reshaped(out));
 }
 
 void range(OnnxKernelContext& ctx) {
     const HostTensor& start = ctx.input(0);
+    for (std::size_t k = 0; k < 3; ++k) {
+        if (ctx.input(k).size() != 1 || ctx.input(k).dtype() != start.dtype()) ctx.fail("start, limit and delta must be scalars of one dtype");
+    }
     visitDtype(ctx, start.dtype(), [&]<typename T>() {
         const T s = start.data<T>()[0], limit = ctx.input(1).data<T>()[0], delta = ctx.input(2).data<T>()[0];
         if (delta == 0) ctx.fail("delta 0");
-        const auto n = static_cast<int64_t>(std::max(0.0, std::ceil((static_cast<double>(limit) - static_cast<double>(s)) /
+        const int64_t n = sizeFromDouble(ctx, std::max(0.0, std::ceil((static_cast<double>(limit) - static_cast<double>(s)) /
                                                                      static_cast<double>(delta))));
         HostTensor y = HostTensor::uninitialized(start.dtype(), {n});
         for (int64_t i = 0; i < n; ++i) y.mutableData<T>()[i] = static_cast<T>(s + static_cast<T>(i) * delta);
@@ -439,7 +448,7 @@ void pad(OnnxKernelContext& ctx) {
     }
     Dims out(static_cast<std::size_t>(rank));
     for (std::size_t d = 0; d < out.size(); ++d) {
-        out[d] = x.dims()[d] + before[d] + after[d];
+        out[d] = checkedAdd(ctx, checkedAdd(ctx, x.dims()[d], before[d]), after[d]);
         if (out[d] < 0) ctx.fail("pads remove more than the axis holds");
     }
     HostTensor y = HostTensor::uninitialized(x.dtype(), out);
