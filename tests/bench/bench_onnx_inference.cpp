@@ -24,8 +24,8 @@
 #include "backend/backend.h"
 #include "exec/onnx/onnx_runner.h"
 #include "formats/model_file.h"
-#include "formats/npz_file.h"
 #include "formats/onnx_program.h"
+#include "train/calibration_inputs.h"
 
 extern char** environ;
 
@@ -116,14 +116,8 @@ int main(int argc, char** argv) {
     }
     const auto program = onnxProgramOf(openModelFile(model));
     const OnnxRunner runner(program);
-    std::map<std::string, HostTensor> inputs;
-    for (const auto& [name, array] : readNumpyFile(inputsFile)) {
-        DType dtype = array.dtype;
-        for (const OnnxValueInfo& info : program->graph.inputs) {
-            if (info.name == name && info.dtype) dtype = *info.dtype;
-        }
-        inputs[name] = npyTensor(array, dtype);
-    }
+    // As `run --inputs` reads them: each array in the dtype its input declares.
+    const std::map<std::string, HostTensor> inputs = onnxCalibrationInputs(*program, {.numpyFiles = {inputsFile}});
     std::string shapes;
     for (const auto& [name, t] : inputs) shapes += (shapes.empty() ? "" : " ") + name + dimsString(t.dims());
     OrtChild ort;

@@ -41,4 +41,12 @@ inline onnx::NodeProto* addNode(onnx::GraphProto* graph, const std::string& op, 
     return node;
 }
 
+// An INT attribute on `node` (Cast's `to`, Concat's `axis` ...).
+inline void setInt(onnx::NodeProto* node, const std::string& name, int64_t value) {
+    auto* attr = node->add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto::INT);
+    attr->set_i(value);
+}
+
 }  // namespace ampstudio::onnx_test

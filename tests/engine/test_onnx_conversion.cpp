@@ -40,13 +40,6 @@ constexpr int32_t F32 = onnx::TensorProto::FLOAT;
 constexpr int32_t F16 = onnx::TensorProto::FLOAT16;
 constexpr int32_t BF16 = onnx::TensorProto::BFLOAT16;
 
-void setInt(onnx::NodeProto* node, const std::string& name, int64_t value) {
-    auto* attr = node->add_attribute();
-    attr->set_name(name);
-    attr->set_type(onnx::AttributeProto::INT);
-    attr->set_i(value);
-}
-
 onnx::TensorProto* addFloats(onnx::GraphProto* graph, const std::string& name, std::initializer_list<int64_t> dims,
                              const std::vector<float>& values) {
     onnx::TensorProto* t = graph->add_initializer();

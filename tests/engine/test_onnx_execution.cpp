@@ -65,15 +65,6 @@ std::string squashed(std::string s) {
     return out;
 }
 
-void collectOps(const OnnxGraphProgram& g, std::set<std::string>& ops) {
-    for (const auto& n : g.nodes) {
-        ops.insert(n.op);
-        for (const auto& [k, a] : n.attributes) {
-            if (a.graph) collectOps(*a.graph, ops);
-        }
-    }
-}
-
 // The operator a node test is for: a one-node model's op; for a multi-node one (an "_expanded"
 // function body) the op whose name the test's name begins with.
 std::string operatorOf(const std::string& test, const OnnxProgram& program) {
@@ -298,13 +289,7 @@ private slots:
         addNode(&g, "Shape", "shape", {"x"}, {"s"});
         auto* gather = addNode(&g, "Gather", "batch", {"s", "zero"}, {"n"});
         (void)gather;
-        addNode(&g, "Concat", "target", {"n", "minus_one"}, {"t"})->add_attribute()->CopyFrom([] {
-            onnx::AttributeProto a;
-            a.set_name("axis");
-            a.set_type(onnx::AttributeProto::INT);
-            a.set_i(0);
-            return a;
-        }());
+        setInt(addNode(&g, "Concat", "target", {"n", "minus_one"}, {"t"}), "axis", 0);
         addNode(&g, "Reshape", "flat", {"x", "t"}, {"r"});
         addNode(&g, "Relu", "relu", {"r"}, {"y"});
         const OnnxRunner runner(programOf(g));
@@ -399,22 +384,10 @@ private slots:
         onnx::GraphProto h = g;
         h.mutable_node(0)->set_output(0, "e");
         auto* toHalf = addNode(&h, "Cast", "x_amp_cast_float16", {"x"}, {"x16"});
-        toHalf->add_attribute()->CopyFrom([] {
-            onnx::AttributeProto a;
-            a.set_name("to");
-            a.set_type(onnx::AttributeProto::INT);
-            a.set_i(onnx::TensorProto::FLOAT16);
-            return a;
-        }());
+        setInt(toHalf, "to", onnx::TensorProto::FLOAT16);
         h.mutable_node(0)->set_input(0, "x16");
         auto* back = addNode(&h, "Cast", "y_amp_cast_float32", {"e"}, {"y"});
-        back->add_attribute()->CopyFrom([] {
-            onnx::AttributeProto a;
-            a.set_name("to");
-            a.set_type(onnx::AttributeProto::INT);
-            a.set_i(onnx::TensorProto::FLOAT);
-            return a;
-        }());
+        setInt(back, "to", onnx::TensorProto::FLOAT);
         // The cast nodes were appended after Exp but Exp reads x16: the order the program runs is topological.
         const ModelComparison c = compareOnnxModels(*programOf(g), *programOf(h), {{"x", ramp({2, 3}, 0.7f)}});
         QCOMPARE(c.outputs.size(), std::size_t(1));

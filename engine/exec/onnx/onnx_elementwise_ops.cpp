@@ -331,12 +331,7 @@ HostTensor castTo(const OnnxKernelContext& ctx, const HostTensor& x, DType to) {
                 } else if constexpr (std::is_floating_point_v<T>) {
                     out[i] = static_cast<T>(v);
                 } else {
-                    // Out of range or NaN is undefined in C++; saturate as numpy does on x86 for the
-                    // common cases instead of invoking undefined behaviour.
-                    out[i] = std::isnan(v) ? T{0}
-                             : v <= static_cast<double>(std::numeric_limits<T>::lowest()) ? std::numeric_limits<T>::lowest()
-                             : v >= static_cast<double>(std::numeric_limits<T>::max())    ? std::numeric_limits<T>::max()
-                                                                                          : static_cast<T>(v);
+                    out[i] = saturatingCast<T>(v);  // (numpy on x86 for the common cases)
                 }
             } else {
                 out[i] = static_cast<T>(x.integerAt(i));  // integer to integer wraps, as numpy

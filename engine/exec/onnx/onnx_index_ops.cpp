@@ -10,14 +10,6 @@
 namespace ampstudio {
 namespace {
 
-int64_t elementBytes(const HostTensor& t) { return static_cast<int64_t>(dtypeSize(t.dtype())); }
-
-HostTensor copyOf(const HostTensor& x) {
-    HostTensor y = HostTensor::uninitialized(x.dtype(), x.dims());
-    if (x.bytes()) std::memcpy(y.mutableRaw(), x.raw(), x.bytes());
-    return y;
-}
-
 // The row-major index tuple of flat position `i` in `dims`.
 void unravel(int64_t i, const Dims& dims, std::vector<int64_t>& at) {
     at.resize(dims.size());

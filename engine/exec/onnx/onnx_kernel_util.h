@@ -1,6 +1,9 @@
 #pragma once
 // What the ONNX kernels share: dispatch on a tensor's dtype to a typed body, and broadcast loops.
 #include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <cstdint>
 #include <string>
 
@@ -40,6 +43,25 @@ void visitDtype(const OnnxKernelContext& ctx, DType dtype, Body&& body) {
 inline constexpr DTypeFamilies kAllDtypes{true, true, true};
 inline constexpr DTypeFamilies kBoolDtype{false, false, true};
 inline constexpr DTypeFamilies kFloatDtypes{true, false, false};
+
+// Bytes per element of `t`, signed for offset arithmetic.
+inline int64_t elementBytes(const HostTensor& t) { return static_cast<int64_t>(dtypeSize(t.dtype())); }
+
+// A tensor of its own holding a copy of `x` (for kernels that update a copy in place: Scatter, Trilu).
+inline HostTensor copyOf(const HostTensor& x) {
+    HostTensor y = HostTensor::uninitialized(x.dtype(), x.dims());
+    if (x.bytes()) std::memcpy(y.mutableRaw(), x.raw(), x.bytes());
+    return y;
+}
+
+// A double in integer type T: NaN as 0, values past T's range saturated (casting them is undefined).
+template <typename T>
+T saturatingCast(double v) {
+    return std::isnan(v) ? T{0}
+           : v <= static_cast<double>(std::numeric_limits<T>::lowest()) ? std::numeric_limits<T>::lowest()
+           : v >= static_cast<double>(std::numeric_limits<T>::max())    ? std::numeric_limits<T>::max()
+                                                                        : static_cast<T>(v);
+}
 
 // a * b and a + b of sizes, failing (not overflowing) past int64: a hostile model's shapes and pads.
 inline int64_t checkedMul(const OnnxKernelContext& ctx, int64_t a, int64_t b) {

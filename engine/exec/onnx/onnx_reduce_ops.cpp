@@ -80,11 +80,7 @@ void reduce(OnnxKernelContext& ctx) {
                 if constexpr (R == Reduction::LogSum) d = std::log(d);
                 if constexpr (R == Reduction::LogSumExp) d = std::log(d) + static_cast<double>(shift[static_cast<std::size_t>(i)]);
                 if constexpr (std::is_integral_v<T>) {
-                    // Saturated into T: casting NaN or an out-of-range double is undefined.
-                    o[i] = std::isnan(d) ? T{0}
-                           : d <= static_cast<double>(std::numeric_limits<T>::lowest()) ? std::numeric_limits<T>::lowest()
-                           : d >= static_cast<double>(std::numeric_limits<T>::max())    ? std::numeric_limits<T>::max()
-                                                                                        : static_cast<T>(d);
+                    o[i] = saturatingCast<T>(d);
                 } else {
                     o[i] = static_cast<T>(d);
                 }

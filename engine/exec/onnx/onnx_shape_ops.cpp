@@ -12,8 +12,6 @@
 namespace ampstudio {
 namespace {
 
-int64_t elementBytes(const HostTensor& t) { return static_cast<int64_t>(dtypeSize(t.dtype())); }
-
 void identity(OnnxKernelContext& ctx) { ctx.setOutput(0, ctx.input(0)); }
 
 void dropout(OnnxKernelContext& ctx) {
