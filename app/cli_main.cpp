@@ -116,9 +116,10 @@ int main(int argc, char** argv) {
     ConvertArgs& tc = tune.conversion;
     CLI::App* tuneCmd = app.add_subcommand(
         "tune", "Find a small set of nodes to keep in float32 for a tolerance; write that conversion");
-    addModelArguments(tuneCmd, tc, "MXNet symbol file (*-symbol.json), or its *-NNNN.params",
+    addModelArguments(tuneCmd, tc, "MXNet symbol file (*-symbol.json), or its *-NNNN.params, or an ONNX model (*.onnx)",
                       "Parameters (default: beside the symbol; else initialised from --seed)");
-    tuneCmd->add_option("--output", tc.outputPrefix, "Writes PREFIX-symbol.json, PREFIX-amp-lists.json (and PREFIX-0000.params)")
+    tuneCmd->add_option("--output", tc.outputPrefix,
+                        "Writes PREFIX-symbol.json (and PREFIX-0000.params), or PREFIX.onnx; and PREFIX-amp-lists.json")
         ->required();
     tuneCmd->add_option("--input", tune.inputs, "A calibration input and its shape, seeded uniform(0,1): NAME=SHAPE (repeatable)");
     tuneCmd->add_option("--inputs", tune.numpyFiles, "Calibration NumPy files (.npz, .npy): each array fills the input of its name")

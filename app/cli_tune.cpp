@@ -15,7 +15,10 @@
 #include "cli_commands.h"
 #include "cli_errors.h"
 #include "cli_inputs.h"
+#include "exec/onnx/onnx_precision_search.h"
 #include "exec/precision_search.h"
+#include "formats/onnx_program.h"
+#include "train/calibration_inputs.h"
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
 #include "formats/model_file.h"
@@ -61,10 +64,30 @@ int runTune(const TuneArgs& args) {
         const ModelDocument source = openModelFile(c.symbol, {.findCompanions = false, .params = c.params});
         const Graph& graph = *source.graph;
         const NDArrayList* params = source.params.get();
-        const std::map<std::string, HostArray> modelIn = modelInputs(graph, args.inputs, args.numpyFiles, args.data, args.samples, args.seed);
+        const bool onnx = source.origin.format == ModelFormat::Onnx;
+        if (onnx && args.backend == "cuda") throw UsageError("ONNX models run on the CPU (--backend cpu or auto)");
+        // MXNet graphs run on the executor, ONNX models on the ONNX runner, in their declared dtypes.
+        std::map<std::string, HostArray> modelIn;
+        std::map<std::string, HostTensor> onnxIn;
+        std::map<std::string, Dims> inputDims;
+        if (onnx) {
+            try {
+                onnxIn = onnxCalibrationInputs(*onnxProgramOf(source), {.randomInputs = args.inputs, .numpyFiles = args.numpyFiles,
+                                                                       .dataset = args.data, .samples = args.samples, .seed = args.seed});
+            } catch (const CalibrationError& e) {
+                throw UsageError(e.what());
+            }
+            for (const auto& [name, t] : onnxIn) inputDims[name] = t.dims();
+        } else {
+            modelIn = modelInputs(graph, args.inputs, args.numpyFiles, args.data, args.samples, args.seed);
+            for (const auto& [name, a] : modelIn) inputDims[name] = a.shape;
+        }
 
         PrecisionSearchOptions options;
-        options.conversion = conversionOptions(c);
+        if (c.lowPrecisionIo && !onnx) {
+            throw UsageError("--low-precision-io is for ONNX models (an MXNet model's inputs are float32 data)");
+        }
+        options.conversion = conversionOptions(c, onnx ? OpSet::Onnx : OpSet::Mxnet);
         options.metric = *metric;
         options.tolerance = args.tolerance;
         options.seed = args.seed;
@@ -79,8 +102,13 @@ int runTune(const TuneArgs& args) {
                       << std::defaultfloat << '\n';
             return true;
         };
-        auto backend = makeBackend(parseBackendChoice(args.backend), &graph);
-        const PrecisionSearchResult r = searchFloat32Set(graph, params, modelIn, *backend, options);
+        PrecisionSearchResult r;
+        if (onnx) {
+            r = searchOnnxFloat32Set(source, onnxIn, options);
+        } else {
+            auto backend = makeBackend(parseBackendChoice(args.backend), &graph);
+            r = searchFloat32Set(graph, params, modelIn, *backend, options);
+        }
         const double elapsed = seconds();
 
         std::cout << "nodes in " << dtypeName(options.conversion.lists.targetDtype) << ": " << r.nodes.size()
@@ -100,11 +128,12 @@ int runTune(const TuneArgs& args) {
 
         ConversionResult conversion = r.conversion;
         if (!conversion.report.dtypeCheck.passed) {
-            std::cerr << "ampstudio-cli: the tuned conversion fails MXNet's dtype check, so nothing was saved: "
+            std::cerr << "ampstudio-cli: the tuned conversion fails its " << (onnx ? "ONNX check" : "MXNet's dtype check")
+                      << ", so nothing was saved: "
                       << conversion.report.dtypeCheck.message << '\n';
             return kBadInput;
         }
-        saveConvertedModel(c.outputPrefix, conversion, options.conversion.lists.targetDtype, source, inputs,
+        const ModelFiles saved = saveConvertedModel(c.outputPrefix, conversion, options.conversion.lists.targetDtype, source, inputs,
                            &conversion.report);
         writeFileAtomically(listsOut, options.conversion.lists.toJson());
         if (c.report) {
@@ -118,7 +147,7 @@ int runTune(const TuneArgs& args) {
                                   {"attempts", nlohmann::json::array()},
                                   {"fp32_nodes", nlohmann::json::array()},
                                   {"nodes", nlohmann::json::array()}};
-            for (const auto& [name, a] : modelIn) report["inputs"][name] = a.shape;
+            for (const auto& [name, dims] : inputDims) report["inputs"][name] = dims;
             for (const SearchAttempt& a : r.attempts) {
                 report["attempts"].push_back({{"fp32_nodes", a.fp32Nodes}, {"value", figure(a.value)}, {"meets", a.meets}});
             }
@@ -138,8 +167,9 @@ int runTune(const TuneArgs& args) {
             report["conversion"] = nlohmann::json::parse(conversion.report.toJson());
             writeFileAtomically(*c.report, report.dump(2) + "\n");
         }
-        std::cout << "wrote " << outputs.model.string() << (params ? " and " + outputs.params->string() : std::string())
-                  << " and " << listsOut.string() << '\n';
+        std::cout << "wrote";
+        for (const auto& file : saved.all()) std::cout << ' ' << file.string() << ',';
+        std::cout << " and " << listsOut.string() << '\n';
         return r.meets ? kSuccess : kBadInput;
     } catch (...) {
         return reportCurrentException(args.conversion.symbol);

@@ -400,7 +400,7 @@ void MainWindow::showDocument() {
     }
     m_training->setModel(m_workspace->source(), m_workspace->params(), m_workspace->displayName(),
                          {m_workspace->symbolPath(), m_workspace->paramsPath()}, prefix);
-    m_precision->setModel(m_workspace->source(), m_workspace->params());
+    m_precision->setModel(m_workspace->source(), m_workspace->params(), m_workspace->document().source);
     setWindowTitle(tr("%1 — AMP Studio").arg(m_workspace->displayName()));
     const QString params = m_workspace->paramsPath().isEmpty()
                                ? (m_workspace->params() ? tr("bundled parameters") : tr("no parameters"))

@@ -3,7 +3,10 @@
 #include <chrono>
 #include <exception>
 
+#include "amp/onnx_conversion.h"
+#include "exec/onnx/onnx_precision_search.h"
 #include "formats/load_error.h"
+#include "formats/onnx_program.h"
 
 using namespace ampstudio;
 
@@ -46,8 +49,6 @@ bool PrecisionRun::start(PrecisionRequest request) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto goOn = [&] { return !stopFlag->load() && !cancelled(); };
         try {
-            const auto inputs = calibrationInputs(*request.source, request.inputs);
-            auto backend = makeBackend(request.backend, request.source.get());
             PrecisionSearchOptions o;
             o.conversion = request.conversion;
             o.metric = request.metric;
@@ -75,7 +76,15 @@ bool PrecisionRun::start(PrecisionRequest request) {
                 }
                 return goOn();
             };
-            outcome->result = searchFloat32Set(*request.source, request.params.get(), inputs, *backend, o);
+            if (isOnnxSource(request.formatSource.get())) {
+                const ModelDocument document{request.source, request.params, {}, request.formatSource};
+                const auto inputs = onnxCalibrationInputs(*onnxProgramOf(document), request.inputs);
+                outcome->result = searchOnnxFloat32Set(document, inputs, o);
+            } else {
+                const auto inputs = calibrationInputs(*request.source, request.inputs);
+                auto backend = makeBackend(request.backend, request.source.get());
+                outcome->result = searchFloat32Set(*request.source, request.params.get(), inputs, *backend, o);
+            }
         } catch (const LoadError& e) {
             outcome->error = QString::fromStdString(e.what());
         } catch (const std::exception& e) {

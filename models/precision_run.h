@@ -21,6 +21,7 @@
 #include "amp/conversion.h"
 #include "backend/backend.h"
 #include "exec/precision_search.h"
+#include "formats/model_file.h"
 #include "formats/ndarray_list.h"
 #include "graph/graph.h"
 #include "job_tracker.h"
@@ -29,6 +30,9 @@
 struct PrecisionRequest {
     std::shared_ptr<const ampstudio::Graph> source;
     std::shared_ptr<const ampstudio::NDArrayList> params;  // null: seeded initial values
+    // The document's format source (ModelDocument::source): an ONNX model runs on the ONNX runner
+    // (exec/onnx/onnx_precision_search.h), on the CPU; null for MXNet graphs.
+    std::shared_ptr<const ampstudio::FormatSource> formatSource;
     ampstudio::ConversionOptions conversion;               // the conversion measured / searched from
     ampstudio::CalibrationSpec inputs;
     ampstudio::PrecisionMetric metric = ampstudio::PrecisionMetric::MaxRel;

@@ -22,6 +22,8 @@
 
 #include <cmath>
 
+#include "amp/onnx_conversion.h"
+#include "formats/onnx_program.h"
 #include "okabe_ito.h"
 #include "precision_table_model.h"
 #include "train/calibration_inputs.h"
@@ -208,12 +210,24 @@ PrecisionPanel::PrecisionPanel(PrecisionRun* run, PrecisionTableModel* table, QW
     updateState();
 }
 
-void PrecisionPanel::setModel(std::shared_ptr<const Graph> graph, std::shared_ptr<const NDArrayList> params) {
+void PrecisionPanel::setModel(std::shared_ptr<const Graph> graph, std::shared_ptr<const NDArrayList> params,
+                              std::shared_ptr<const FormatSource> formatSource) {
     m_run->stop();  // its outcome is for the model before; showOutcome() drops it
     m_graph = std::move(graph);
     m_params = std::move(params);
+    m_formatSource = std::move(formatSource);
     m_table->setResult(nullptr, m_options.lists.targetDtype);
-    m_shapes->setText(m_graph ? fromStd(suggestedRandomInput(*m_graph, m_params.get())) : QString());
+    QString suggestion;
+    if (m_graph && isOnnxSource(m_formatSource.get())) {
+        try {  // the declared inputs, symbolic dims given sizes
+            suggestion = fromStd(suggestedOnnxRandomInputs(*onnxProgramOf(ModelDocument{m_graph, m_params, {}, m_formatSource})));
+        } catch (const std::exception&) {
+            suggestion.clear();  // a tensor that cannot be read: Measure says so
+        }
+    } else if (m_graph) {
+        suggestion = fromStd(suggestedRandomInput(*m_graph, m_params.get()));
+    }
+    m_shapes->setText(suggestion);
     m_result->clear();
     m_status->clear();
     emit resultChanged();
@@ -229,6 +243,7 @@ PrecisionRequest PrecisionPanel::request(bool search) const {
     PrecisionRequest r;
     r.source = m_graph;
     r.params = m_params;
+    r.formatSource = m_formatSource;
     r.conversion = m_options;
     for (const QString& s : m_shapes->text().split(QRegularExpression(QStringLiteral("[;\\s]+")), Qt::SkipEmptyParts)) {
         r.inputs.randomInputs.push_back(s.toStdString());
@@ -258,6 +273,9 @@ PrecisionRequest PrecisionPanel::request(bool search) const {
 // Random values need shapes: without them nothing starts and the status says what to give.
 bool PrecisionPanel::inputsGiven() {
     if (m_inputKind->currentData().toInt() != RandomValues || !m_shapes->text().trimmed().isEmpty()) return true;
+    // An ONNX model's inputs of fixed dims are filled without shapes (one with symbolic dims is named
+    // in the error, which the status shows).
+    if (isOnnxSource(m_formatSource.get())) return true;
     m_status->setText(tr("Give the inputs' shapes (NAME=SHAPE, e.g. data=8,784), or choose NumPy files or a dataset"));
     return false;
 }

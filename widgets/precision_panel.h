@@ -34,7 +34,9 @@ class PrecisionPanel : public QWidget {
 public:
     PrecisionPanel(PrecisionRun* run, PrecisionTableModel* table, QWidget* parent = nullptr);
 
-    void setModel(std::shared_ptr<const ampstudio::Graph> graph, std::shared_ptr<const ampstudio::NDArrayList> params);
+    // `formatSource` the document's (ModelDocument::source): an ONNX model is measured on the ONNX runner.
+    void setModel(std::shared_ptr<const ampstudio::Graph> graph, std::shared_ptr<const ampstudio::NDArrayList> params,
+                  std::shared_ptr<const ampstudio::FormatSource> formatSource = nullptr);
     // The conversion Measure measures and the search starts from; a result for other options is
     // marked as out of date.
     void setConversion(const ampstudio::ConversionOptions& options);
@@ -73,6 +75,7 @@ private:
     PrecisionTableModel* m_table;
     std::shared_ptr<const ampstudio::Graph> m_graph;
     std::shared_ptr<const ampstudio::NDArrayList> m_params;
+    std::shared_ptr<const ampstudio::FormatSource> m_formatSource;
     ampstudio::ConversionOptions m_options;
 
     QComboBox* m_inputKind;

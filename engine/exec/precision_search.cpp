@@ -1,4 +1,6 @@
 #include "exec/precision_search.h"
+
+#include "exec/float32_set_search.h"
 #include "exec/reused_values.h"
 
 #include <algorithm>
@@ -33,17 +35,18 @@ std::string percent(double share) {
     return text;
 }
 
-// Reductions whose sum runs in the node's dtype (MXNet's reduce ops; softmax and the norms sit on
-// the FP32 list by default, but a user may move them).
-bool isReduction(std::string_view op) {
-    static constexpr std::string_view kOps[] = {"sum", "mean", "prod", "nansum", "nanprod", "norm", "sum_axis",
-                                                "_npi_sum", "_npi_mean", "_npi_prod", "softmax", "log_softmax",
-                                                "SoftmaxActivation", "L2Normalization", "moments"};
+}  // namespace
+
+bool isReductionOp(std::string_view op) {
+    static constexpr std::string_view kOps[] = {
+        "sum", "mean", "prod", "nansum", "nanprod", "norm", "sum_axis", "_npi_sum", "_npi_mean", "_npi_prod", "softmax",
+        "log_softmax", "SoftmaxActivation", "L2Normalization", "moments",
+        // ONNX
+        "ReduceSum", "ReduceMean", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+        "ReduceSumSquare", "Softmax", "LogSoftmax", "LayerNormalization", "CumSum", "GlobalAveragePool", "LpNormalization"};
     return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 
-// Why a node computing in `target` deserves a look, from its float32 range, its parameter inputs'
-// ranges and, for a reduction, how many elements each output value sums.
 std::vector<std::string> rangeWarnings(const RangeStats& s, DType target,
                                        const std::vector<std::pair<std::string, double>>& paramMaxAbs,
                                        int64_t reducedPerOutput) {
@@ -76,6 +79,8 @@ std::vector<std::string> rangeWarnings(const RangeStats& s, DType target,
     }
     return w;
 }
+
+namespace {
 
 // NaN (undefined) counts as the worst value, so that nothing undefined meets a tolerance.
 double worst(double a, double b) {
@@ -260,49 +265,20 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
         if (!whole) result.searchNodes += opNodes(run.conversion.graph);
         return run;
     };
-    std::map<std::vector<std::string>, SearchAttempt> tried;  // by sorted set
-    bool stop = false;
-    auto attempt = [&](std::vector<std::string> fp32) -> const SearchAttempt& {
-        std::vector<std::string> key = fp32;
-        std::sort(key.begin(), key.end());
+    Float32SetAttempts attempts(options, result, [&](const std::vector<std::string>& fp32) {
         latestRun.reset();
-        if (const auto it = tried.find(key); it != tried.end()) {
-            return it->second;
-        }
-        SearchAttempt a;
-        a.fp32Nodes = std::move(fp32);
-        if (stop || int(result.attempts.size()) >= options.maxAttempts) {
-            a.value = kInf;  // out of budget: counts as not meeting, and is not recorded
-            return tried.emplace(std::move(key), std::move(a)).first->second;
-        }
-        Run run = runWith(a.fp32Nodes, false);
-        a.value = run.ran ? precisionMetricValue(options.metric, referenceOutputs, run.outputs, shapes) : kInf;
+        Run run = runWith(fp32, false);
+        const double value = run.ran ? precisionMetricValue(options.metric, referenceOutputs, run.outputs, shapes) : kInf;
         latestRun = std::move(run);
-        a.meets = a.value <= options.tolerance;
-        result.attempts.push_back(a);
-        if (options.progress && !options.progress(a)) {
-            stop = true;
-            result.stopped = true;
-        }
-        return tried.emplace(std::move(key), std::move(a)).first->second;
-    };
+        return value;
+    });
 
     // The baseline: the conversion as the lists decide it, measured node by node.
     Run baseline = runWith({}, true);
     if (!baseline.ran) {
         throw std::invalid_argument("the conversion fails its dtype check: " + baseline.conversion.report.dtypeCheck.message);
     }
-    {
-        SearchAttempt a;
-        a.value = precisionMetricValue(options.metric, referenceOutputs, baseline.outputs, shapes);
-        a.meets = a.value <= options.tolerance;
-        result.attempts.push_back(a);
-        tried.emplace(std::vector<std::string>{}, a);
-        if (options.progress && !options.progress(a)) {
-            stop = true;
-            result.stopped = true;
-        }
-    }
+    attempts.baseline(precisionMetricValue(options.metric, referenceOutputs, baseline.outputs, shapes));
     for (std::size_t h = 0; h < source.heads.size() && h < baseline.outputs.size(); ++h) {
         TensorDifference d = compareArrays(referenceOutputs[h], baseline.outputs[h]);
         d.name = outputEntryName(source.nodes[source.heads[h].node], source.heads[h].index);
@@ -351,7 +327,7 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
             }
         }
         int64_t reduced = 0;
-        if (isReduction(node.op) && !original.inputs.empty()) {
+        if (isReductionOp(node.op) && !original.inputs.empty()) {
             const int64_t outSize = std::max<int64_t>(1, int64_t(exact.size()));
             reduced = reference->entryValue(original.inputs[0]).size() / outSize;
         }
@@ -400,24 +376,10 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
         result.nodes.push_back(std::move(p));
         measuring = !options.nodeProgress || options.nodeProgress(m + 1, measured.size());
     }
-    if (!measuring) {
-        stop = true;
-        result.stopped = true;
-    }
-    // Worst own error first (undefined = worst); then the error in the model; then graph order.
-    auto rank = [](const NodeErrorProfile& p) {
-        const double own = p.own ? p.own->maxRelError : p.error.maxRelError;
-        return std::isnan(own) ? kInf : own;
-    };
-    std::stable_sort(result.nodes.begin(), result.nodes.end(), [&](const NodeErrorProfile& a, const NodeErrorProfile& b) {
-        const double ra = rank(a), rb = rank(b);
-        if (ra != rb) return ra > rb;
-        const double ea = std::isnan(a.error.maxRelError) ? kInf : a.error.maxRelError;
-        const double eb = std::isnan(b.error.maxRelError) ? kInf : b.error.maxRelError;
-        return ea > eb;
-    });
+    if (!measuring) attempts.stop();
+    rankByOwnError(result.nodes);
     result.nodesSeconds = lap();
-    if (options.measureOnly || stop) {
+    if (options.measureOnly || attempts.stopped()) {
         result.value = result.attempts.front().value;
         result.meets = result.attempts.front().meets;
         result.conversion = std::move(baseline.conversion);
@@ -433,7 +395,7 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
         if (chosenRun) reusable.add(chosenRun->reusing);
     };
     // The last attempt's run becomes the chosen set's (its values reused from now on).
-    auto adoptLatest = [&] {
+    const auto adoptLatest = [&] {
         if (!latestRun) return;
         chosenRun = std::move(latestRun);
         latestRun.reset();
@@ -444,41 +406,12 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
     for (const NodeErrorProfile& p : result.nodes) {
         candidates.push_back(p.name);
     }
-    std::vector<std::string> chosen;
     bool meets = result.attempts.front().meets;
-    if (!meets && !candidates.empty() && !stop) {
-        // Bisection over how many of the worst candidates to keep in float32 (the error falls,
-        // roughly monotonically, as more of them do), then drop each chosen node that is not needed.
-        if (attempt(candidates).meets) {
-            adoptLatest();
-            std::size_t lo = 1, hi = candidates.size();
-            while (lo < hi && !stop) {
-                const std::size_t mid = lo + (hi - lo) / 2;
-                if (attempt({candidates.begin(), candidates.begin() + std::ptrdiff_t(mid)}).meets) {
-                    hi = mid;
-                    adoptLatest();
-                } else {
-                    lo = mid + 1;
-                }
-            }
-            chosen.assign(candidates.begin(), candidates.begin() + std::ptrdiff_t(hi));
-            for (std::size_t i = chosen.size(); i-- > 0 && !stop && chosen.size() > 1;) {
-                std::vector<std::string> without = chosen;
-                without.erase(without.begin() + std::ptrdiff_t(i));
-                if (attempt(without).meets) {
-                    chosen = std::move(without);
-                    adoptLatest();
-                }
-            }
-            meets = true;
-        } else {
-            chosen = candidates;  // even all in float32 does not meet it: the closest there is
-        }
-    }
+    const std::vector<std::string> chosen = chooseFloat32Set(candidates, attempts, adoptLatest, meets);
     result.searchSeconds = lap();
     result.fp32Nodes = chosen;
     result.conversion = convertWith(chosen);
-    const SearchAttempt& final = attempt(chosen);
+    const SearchAttempt& final = attempts.attempt(chosen);
     result.value = final.value;
     result.meets = meets && final.meets;
     return result;

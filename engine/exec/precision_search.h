@@ -77,6 +77,15 @@ inline constexpr double kActivationWarningThreshold = 512.0;
 // lose every bit below 2^-11 of the running sum).
 inline constexpr int64_t kDeepReductionThreshold = 4096;
 
+// Why a node computing in `target` deserves a look, in words (see NodeErrorProfile::warnings): from
+// its float32 range, its parameter inputs' largest magnitudes (by name) and, for a reduction, how
+// many elements each output value sums (0: not a reduction).
+std::vector<std::string> rangeWarnings(const RangeStats& stats, DType target,
+                                       const std::vector<std::pair<std::string, double>>& paramMaxAbs,
+                                       int64_t reducedPerOutput);
+// Whether `op` (an MXNet or an ONNX op) sums in its dtype: the reductions, softmax and the norms.
+bool isReductionOp(std::string_view op);
+
 struct NodeErrorProfile {
     std::string name;
     std::string op;

@@ -2,29 +2,12 @@
 
 #include <string_view>
 
+#include "exec/signature_hash.h"
+
 namespace ampstudio {
 namespace {
 
-// FNV-1a over bytes, then a 64-bit finaliser (splitmix64) between fields, so that neither the order
-// of inputs nor the split between a name and an attribute can collide by construction.
-constexpr uint64_t kFnvOffset = 1469598103934665603ull;
-constexpr uint64_t kFnvPrime = 1099511628211ull;
-
-uint64_t mix(uint64_t h) {
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebull;
-    return h ^ (h >> 31);
-}
-
-void add(uint64_t& h, std::string_view s) {
-    uint64_t f = kFnvOffset;
-    for (char c : s) f = (f ^ static_cast<unsigned char>(c)) * kFnvPrime;
-    h = mix(h ^ f ^ (s.size() << 1));
-}
-
-void add(uint64_t& h, uint64_t v) { h = mix(h ^ mix(v + 0x9e3779b97f4a7c15ull)); }
+using signature::add;
 
 const char* kReusedPrefix = "__reused_";
 

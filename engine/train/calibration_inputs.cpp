@@ -258,4 +258,19 @@ std::map<std::string, HostTensor> onnxCalibrationInputs(const OnnxProgram& progr
     }
 }
 
+std::string suggestedOnnxRandomInputs(const OnnxProgram& program, int64_t batch) {
+    std::string text;
+    for (const OnnxValueInfo* info : program.requiredInputs()) {
+        if (!info->dims) return {};
+        if (info->dims->empty()) continue;  // a scalar: filled without being named
+        std::string dims;
+        for (std::size_t d = 0; d < info->dims->size(); ++d) {
+            const int64_t size = (*info->dims)[d].value_or(d == 0 ? batch : 32);
+            dims += (d ? "," : "") + std::to_string(size);
+        }
+        text += (text.empty() ? "" : "; ") + info->name + "=" + dims;
+    }
+    return text;
+}
+
 }  // namespace ampstudio

@@ -62,6 +62,12 @@ std::map<std::string, HostArray> calibrationInputs(const Graph& graph, const Cal
 // whose dims are all fixed are random when not named. Throws CalibrationError / LoadError.
 std::map<std::string, HostTensor> onnxCalibrationInputs(const OnnxProgram& program, const CalibrationSpec& spec);
 
+// Random inputs for an ONNX model's required inputs, as onnxCalibrationInputs reads them
+// ("input_ids=8,32; attention_mask=8,32"): each declared dim as it is, a symbolic first dim `batch`,
+// any other symbolic dim 32 (a sequence of that length; edit it to the model's). Empty when the
+// model has no required input or declares no dims for one.
+std::string suggestedOnnxRandomInputs(const OnnxProgram& program, int64_t batch = 8);
+
 // "64,784", "(64, 784)", "[64,784]" -> {64, 784}; `what` names it in the CalibrationError.
 Shape parseInputShape(const std::string& text, const std::string& what);
 

@@ -421,6 +421,43 @@ private slots:
         QCOMPARE(readNumpyFile(dir.filePath("mlp.npz").toStdString()).begin()->second.shape, (std::vector<int64_t>{2, 10}));
     }
 
+    // tune on an ONNX model: the ONNX runner measures, the search keeps what the tolerance needs,
+    // and the tuned model is an ONNX file that compares exactly where it was kept in float32.
+    void tuneOnnx() {
+        const QString model = QStringLiteral("/usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d/model.onnx");
+        if (!QFile::exists(model)) {
+            QSKIP("libonnx-testdata is not installed");
+        }
+        QTemporaryDir dir;
+        const QString prefix = dir.filePath("tuned");
+        Run r = cli({"tune", model, "--tolerance", "1e-6", "--output", prefix, "--report", dir.filePath("tune.json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains("found: 1 node(s) kept in float32: Conv_0"), qPrintable(r.out + r.err));
+        QVERIFY(QFile::exists(prefix + ".onnx"));
+        QFile lists(prefix + "-amp-lists.json");
+        QVERIFY(lists.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(lists.readAll()).object()["op_set"].toString(), QStringLiteral("onnx"));
+        QFile f(dir.filePath("tune.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject report = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(report["fp32_nodes"].toArray().size(), 1);
+        QCOMPARE(report["fp32_nodes"].toArray()[0].toObject()["name"].toString(), QStringLiteral("Conv_0"));
+        QVERIFY(report["nodes"].toArray()[0].toObject()["own_max_rel_error"].toDouble() > 0.0);
+        QCOMPARE(report["inputs"].toObject()["0"].toArray().size(), 4);
+        r = cli({"compare", model, prefix + ".onnx", "--report", dir.filePath("c.json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QFile c(dir.filePath("c.json"));
+        QVERIFY(c.open(QIODevice::ReadOnly));
+        const QJsonObject out = QJsonDocument::fromJson(c.readAll()).object()["outputs"].toArray()[0].toObject();
+        QVERIFY(out.contains("max_abs_error"));
+        QCOMPARE(out["max_abs_error"].toDouble(), 0.0);
+        // A loose tolerance keeps the plain conversion; ONNX models do not run on CUDA.
+        r = cli({"tune", model, "--tolerance", "1e-2", "--output", dir.filePath("loose")});
+        QVERIFY2(r.exitCode == 0 && r.out.contains("found: 0 node(s)"), qPrintable(r.out + r.err));
+        r = cli({"tune", model, "--backend", "cuda", "--output", dir.filePath("cuda")});
+        QCOMPARE(r.exitCode, 1);
+    }
+
     // What the GUI's inspector shows of a node, from the same engine index: the decision and the
     // casts on its edges in the original graph, and a cast of the converted graph with its reason.
     void inspectNodeAnswersAsTheInspector() {

@@ -371,6 +371,31 @@ private slots:
     // The precision debugger on the small CNN with its parameters: Measure colours the converted view
     // by error, the inspector shows a node's figures, and the search's set goes into the
     // exclusions as one step Undo takes back.
+    // The precision debugger on an ONNX model: measured on the ONNX runner with the inputs the model
+    // declares, searched, and the set kept as exclusions that the conversion then runs in float32.
+    void precisionDebuggerOnAnOnnxModel() {
+        const QString model = QStringLiteral("/usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d/model.onnx");
+        if (!QFile::exists(model)) {
+            QSKIP("libonnx-testdata is not installed");
+        }
+        MainWindow window;
+        QVERIFY(window.openFile(model));
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        PrecisionPanel* panel = window.precisionPanel();
+        QCOMPARE(panel->findChild<QLineEdit*>(QStringLiteral("precisionShapes"))->text(), QStringLiteral("0=2,3,7,5"));
+        QVERIFY(window.measurePrecision());
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 60000);
+        QVERIFY2(panel->statusText().startsWith(QStringLiteral("Measured")), qPrintable(panel->statusText()));
+        QVERIFY(window.afterView()->hasErrorMarks());
+        QCOMPARE(decisionOfNameInTable(*panel, "Conv_0"), true);
+        panel->findChild<QLineEdit*>(QStringLiteral("precisionTolerance"))->setText(QStringLiteral("1e-6"));
+        QVERIFY(panel->findFloat32Set());
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 60000);
+        QVERIFY2(panel->findChild<QPushButton*>(QStringLiteral("precisionApply"))->isEnabled(), qPrintable(panel->resultText()));
+        panel->findChild<QPushButton*>(QStringLiteral("precisionApply"))->click();
+        QCOMPARE(window.workspace()->settings()->options().excludedSymNames, std::set<std::string>{"Conv_0"});
+    }
+
     void precisionDebuggerColoursMeasuresAndKeepsASet() {
         MainWindow window;
         QVERIFY(window.openFile(kExamples + QStringLiteral("/small-cnn-symbol.json")));

@@ -25,28 +25,28 @@ bool numeric(const HostTensor& t) { return t.defined() && t.dtype() != DType::Un
 
 }  // namespace
 
+std::map<std::string, HostTensor> onnxInputsFor(const OnnxProgram& program, const std::map<std::string, HostTensor>& inputs) {
+    std::map<std::string, HostTensor> out;
+    for (const auto& [name, t] : inputs) {
+        HostTensor value = t;
+        for (const OnnxValueInfo& info : program.graph.inputs) {
+            if (info.name == name && info.dtype && *info.dtype != t.dtype() && isFloat(*info.dtype) && isFloat(t.dtype())) {
+                value = HostTensor::fromFloats(t.floats(), t.dims(), *info.dtype);
+            }
+        }
+        out.emplace(name, std::move(value));
+    }
+    return out;
+}
+
 ModelComparison compareOnnxModels(const OnnxProgram& reference, const OnnxProgram& converted,
                                   const std::map<std::string, HostTensor>& inputs) {
     if (reference.graph.outputs.size() != converted.graph.outputs.size()) {
         throw std::invalid_argument("the models have different numbers of outputs (" + std::to_string(reference.graph.outputs.size()) +
                                     " and " + std::to_string(converted.graph.outputs.size()) + ")");
     }
-    // The converted model may declare other input dtypes (--low-precision-io): its inputs cast.
-    const auto inputsFor = [&](const OnnxProgram& p) {
-        std::map<std::string, HostTensor> out;
-        for (const auto& [name, t] : inputs) {
-            HostTensor value = t;
-            for (const OnnxValueInfo& info : p.graph.inputs) {
-                if (info.name == name && info.dtype && *info.dtype != t.dtype() && isFloat(*info.dtype) && isFloat(t.dtype())) {
-                    value = HostTensor::fromFloats(t.floats(), t.dims(), *info.dtype);
-                }
-            }
-            out.emplace(name, std::move(value));
-        }
-        return out;
-    };
-    const OnnxRunResult r = OnnxRunner(std::make_shared<OnnxProgram>(reference)).run(inputsFor(reference), true);
-    const OnnxRunResult c = OnnxRunner(std::make_shared<OnnxProgram>(converted)).run(inputsFor(converted), true);
+    const OnnxRunResult r = OnnxRunner(std::make_shared<OnnxProgram>(reference)).run(onnxInputsFor(reference, inputs), true);
+    const OnnxRunResult c = OnnxRunner(std::make_shared<OnnxProgram>(converted)).run(onnxInputsFor(converted, inputs), true);
     ModelComparison result;
     for (std::size_t o = 0; o < r.outputs.size(); ++o) {
         result.outputs.push_back(differenceOf(r.outputs[o].second, c.outputs[o].second, r.outputs[o].first));

@@ -15,6 +15,11 @@ namespace ampstudio {
 ModelComparison compareOnnxModels(const OnnxProgram& reference, const OnnxProgram& converted,
                                   const std::map<std::string, HostTensor>& inputs);
 
+// `inputs` as `program` declares them: a floating input in another floating dtype is cast to the
+// declared one (a converted model with --low-precision-io takes float16 where the original takes
+// float32); everything else as given.
+std::map<std::string, HostTensor> onnxInputsFor(const OnnxProgram& program, const std::map<std::string, HostTensor>& inputs);
+
 // Inputs for `program`: the arrays of `numpy` by input name (converted to the declared dtype; an
 // integer array keeps its exact values), then `shapes` (NAME -> dims) filled with seeded
 // uniform(0, 1) values (integers: 0 or 1 ... as the cast gives), then every other required input

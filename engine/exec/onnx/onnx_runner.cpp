@@ -125,10 +125,17 @@ public:
     explicit Run(const OnnxProgram& program) : m_program(program) {}
 
     // Runs `graph`'s nodes in `scope` (its inputs and initializers already there).
+    // `reuse` with `signatures` (the main graph's only): a node whose outputs are all there is not run.
     void nodes(const OnnxGraphProgram& graph, Scope& scope, const std::vector<std::vector<std::string>>* lastUses,
-               bool keep) const {
+               bool keep, const OnnxReusableValues* reuse = nullptr, const OnnxSignatures* signatures = nullptr,
+               OnnxRunResult* counts = nullptr) const {
         for (std::size_t k = 0; k < graph.nodes.size(); ++k) {
-            node(graph.nodes[k], scope);
+            if (reuse && reused(graph.nodes[k], scope, *reuse, *signatures)) {
+                if (counts) ++counts->nodesReused;
+            } else {
+                node(graph.nodes[k], scope);
+                if (counts) ++counts->nodesRun;
+            }
             if (lastUses && !keep) {
                 for (const std::string& name : (*lastUses)[k]) scope.values.erase(name);
             }
@@ -152,6 +159,23 @@ public:
             out.push_back(*t);
         }
         return out;
+    }
+
+    static bool reused(const OnnxProgramNode& n, Scope& scope, const OnnxReusableValues& reuse, const OnnxSignatures& signatures) {
+        std::vector<const HostTensor*> found;
+        for (const std::string& out : n.outputs) {
+            if (out.empty()) continue;
+            const auto sig = signatures.find(out);
+            const HostTensor* value = sig == signatures.end() ? nullptr : reuse.find(sig->second);
+            if (!value) return false;
+            found.push_back(value);
+        }
+        if (found.empty()) return false;
+        std::size_t i = 0;
+        for (const std::string& out : n.outputs) {
+            if (!out.empty()) scope.values[out] = *found[i++];
+        }
+        return true;
     }
 
     void node(const OnnxProgramNode& n, Scope& scope) const {
@@ -248,7 +272,13 @@ OnnxRunner::OnnxRunner(std::shared_ptr<const OnnxProgram> program) : m_program(s
     for (const auto& [name, k] : last) m_lastUses[k].push_back(name);
 }
 
-OnnxRunResult OnnxRunner::run(const std::map<std::string, HostTensor>& inputs, bool keepValues) const {
+const OnnxSignatures& OnnxRunner::signatures() const {
+    std::call_once(m_signaturesOnce, [this] { m_signatures = onnxValueSignatures(*m_program); });
+    return m_signatures;
+}
+
+OnnxRunResult OnnxRunner::run(const std::map<std::string, HostTensor>& inputs, bool keepValues,
+                              const OnnxReusableValues* reuse) const {
     const OnnxGraphProgram& g = m_program->graph;
     Scope scope;
     for (const auto& [name, t] : g.initializers) scope.values.emplace(name, t);
@@ -279,8 +309,8 @@ OnnxRunResult OnnxRunner::run(const std::map<std::string, HostTensor>& inputs, b
         }
         scope.values[name] = t;
     }
-    Run(*m_program).nodes(g, scope, &m_lastUses, keepValues);
     OnnxRunResult result;
+    Run(*m_program).nodes(g, scope, &m_lastUses, keepValues, reuse, reuse ? &signatures() : nullptr, &result);
     for (const auto& v : g.outputs) {
         const HostTensor* t = scope.find(v.name);
         if (!t) throw OnnxRunError("graph output '" + v.name + "' was not computed");

@@ -13,11 +13,13 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "exec/onnx/onnx_ops.h"
+#include "exec/onnx/onnx_value_signatures.h"
 #include "formats/onnx_program.h"
 
 namespace ampstudio {
@@ -26,6 +28,8 @@ struct OnnxRunResult {
     std::vector<std::pair<std::string, HostTensor>> outputs;  // the graph's outputs, in order
     // Every value of the main graph computed or read, by name, when the run was asked to keep them.
     std::unordered_map<std::string, HostTensor> values;
+    std::size_t nodesRun = 0;     // main-graph nodes computed
+    std::size_t nodesReused = 0;  // main-graph nodes whose outputs were taken from earlier runs
 };
 
 // The ops of `program` (nested graphs included) the runner has no kernel for, each once, sorted.
@@ -41,12 +45,20 @@ public:
     // `inputs` by name: every required input (OnnxProgram::requiredInputs), with the declared dtype
     // and the declared fixed dims; an initializer may be overridden. Throws OnnxRunError naming the
     // input or the node that fails.
-    OnnxRunResult run(const std::map<std::string, HostTensor>& inputs, bool keepValues = false) const;
+    // With `reuse`, a main-graph node whose every output has a signature (onnxValueSignatures) in it
+    // takes those values instead of running: the same outputs, computing only what differs.
+    OnnxRunResult run(const std::map<std::string, HostTensor>& inputs, bool keepValues = false,
+                      const OnnxReusableValues* reuse = nullptr) const;
+
+    // The signatures of this program's values (computed once, on first use).
+    const OnnxSignatures& signatures() const;
 
 private:
     std::shared_ptr<const OnnxProgram> m_program;
     // Per main-graph node, the values read for the last time there (freed after it unless kept).
     std::vector<std::vector<std::string>> m_lastUses;
+    mutable std::once_flag m_signaturesOnce;
+    mutable OnnxSignatures m_signatures;
 };
 
 }  // namespace ampstudio
