@@ -105,6 +105,7 @@ struct TuneArgs {
     uint64_t seed = 0;
     std::string metric = "max-rel";
     double tolerance = 1e-2;
+    double atol = 0.0;  // --metric allclose
     int maxAttempts = 64;
     std::string backend = "auto";
 };

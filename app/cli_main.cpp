@@ -128,8 +128,11 @@ int main(int argc, char** argv) {
                         "Calibration samples for the data input: fashion-mnist, an IDX images file, synthetic:NAME, "
                         "csv:FILE or idx:DIR");
     tuneCmd->add_option("--samples", tune.samples, "How many images from --data (default 8)");
-    tuneCmd->add_option("--metric", tune.metric, "max-rel (default), max-abs, cosine (1 - cosine), top1 (share of changed argmax)")
-        ->check(CLI::IsMember({"max-rel", "max-abs", "cosine", "top1"}));
+    tuneCmd->add_option("--metric", tune.metric,
+                        "max-rel (default), max-abs, cosine (1 - cosine), top1 (share of changed argmax), allclose "
+                        "(numpy.allclose element-wise: --tolerance is its rtol, --atol its atol)")
+        ->check(CLI::IsMember({"max-rel", "max-abs", "cosine", "top1", "allclose"}));
+    tuneCmd->add_option("--atol", tune.atol, "allclose's absolute tolerance (default 0)");
     tuneCmd->add_option("--tolerance", tune.tolerance, "The largest acceptable metric on the outputs (default 0.01)");
     tuneCmd->add_option("--max-attempts", tune.maxAttempts, "Conversions the search may run (default 64)");
     tuneCmd->add_option("--seed", tune.seed, "Seed of random inputs and initialised parameters (default 0)");

@@ -48,8 +48,9 @@ nlohmann::json toJson(const NodeErrorProfile& p) {
 int runTune(const TuneArgs& args) {
     try {
         const auto metric = precisionMetricFromName(args.metric);
-        if (!metric) throw UsageError("--metric: '" + args.metric + "' is not max-rel, max-abs, cosine or top1");
+        if (!metric) throw UsageError("--metric: '" + args.metric + "' is not max-rel, max-abs, cosine, top1 or allclose");
         if (!(args.tolerance >= 0.0)) throw UsageError("--tolerance must be a non-negative number");
+        if (!(args.atol >= 0.0)) throw UsageError("--atol must be a non-negative number");
         if (args.maxAttempts < 1) throw UsageError("--max-attempts must be at least 1");
         const ConvertArgs& c = args.conversion;
         std::vector<std::filesystem::path> inputs{c.symbol};
@@ -90,6 +91,7 @@ int runTune(const TuneArgs& args) {
         options.conversion = conversionOptions(c, onnx ? OpSet::Onnx : OpSet::Mxnet);
         options.metric = *metric;
         options.tolerance = args.tolerance;
+        options.atol = args.atol;
         options.seed = args.seed;
         options.maxAttempts = args.maxAttempts;
         const auto start = std::chrono::steady_clock::now();
@@ -140,6 +142,7 @@ int runTune(const TuneArgs& args) {
             nlohmann::json report{{"model", c.symbol.string()},
                                   {"metric", args.metric},
                                   {"tolerance", args.tolerance},
+                                  {"atol", args.atol},
                                   {"value", figure(r.value)},
                                   {"met", r.meets},
                                   {"seed", args.seed},

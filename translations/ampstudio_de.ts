@@ -1465,6 +1465,10 @@ Doppelklicken, um ihn anzuzeigen</translation>
         <translation>Top-1-Abweichung</translation>
     </message>
     <message>
+        <source>Element-wise relative error (allclose)</source>
+        <translation>Elementweiser relativer Fehler (allclose)</translation>
+    </message>
+    <message>
         <source>Calibration inputs</source>
         <translation>Kalibrierungseingaben</translation>
     </message>

@@ -49,6 +49,7 @@ QString metricText(PrecisionMetric metric) {
         case PrecisionMetric::MaxAbs: return PrecisionPanel::tr("Max absolute error");
         case PrecisionMetric::Cosine: return PrecisionPanel::tr("1 − cosine");
         case PrecisionMetric::Top1: return PrecisionPanel::tr("Top-1 disagreement");
+        case PrecisionMetric::AllClose: return PrecisionPanel::tr("Element-wise relative error (allclose)");
     }
     return {};
 }
@@ -118,7 +119,8 @@ PrecisionPanel::PrecisionPanel(PrecisionRun* run, PrecisionTableModel* table, QW
     auto* search = new QFormLayout(searchBox);
     search->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_metric = named(new QComboBox, "precisionMetric");
-    for (PrecisionMetric m : {PrecisionMetric::MaxRel, PrecisionMetric::MaxAbs, PrecisionMetric::Cosine, PrecisionMetric::Top1}) {
+    for (PrecisionMetric m : {PrecisionMetric::MaxRel, PrecisionMetric::MaxAbs, PrecisionMetric::Cosine, PrecisionMetric::Top1,
+                              PrecisionMetric::AllClose}) {
         m_metric->addItem(metricText(m), QString::fromLatin1(precisionMetricName(m)));
     }
     m_metric->setToolTip(tr("Measured over the model's outputs against float32"));

@@ -127,6 +127,7 @@ std::optional<PrecisionMetric> precisionMetricFromName(std::string_view name) {
     if (name == "max-abs") return PrecisionMetric::MaxAbs;
     if (name == "cosine") return PrecisionMetric::Cosine;
     if (name == "top1") return PrecisionMetric::Top1;
+    if (name == "allclose") return PrecisionMetric::AllClose;
     return std::nullopt;
 }
 
@@ -136,6 +137,7 @@ std::string_view precisionMetricName(PrecisionMetric metric) {
         case PrecisionMetric::MaxAbs: return "max-abs";
         case PrecisionMetric::Cosine: return "cosine";
         case PrecisionMetric::Top1: return "top1";
+        case PrecisionMetric::AllClose: return "allclose";
     }
     return "?";
 }
@@ -179,16 +181,43 @@ RangeStats rangeStats(const std::vector<float>& values, DType target) {
     return s;
 }
 
+namespace {
+
+// numpy.allclose's criterion as a relative figure (see PrecisionMetric::AllClose).
+double allcloseValue(const std::vector<float>& r, const std::vector<float>& c, double atol) {
+    if (r.size() != c.size()) return kInf;
+    double value = 0.0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        const double ri = r[i], ci = c[i];
+        if (!std::isfinite(ri) || !std::isfinite(ci)) {
+            if (ri == ci) continue;  // the same inf (allclose's equal_nan is off: NaN never meets)
+            return kInf;
+        }
+        const double excess = std::abs(ci - ri) - atol;
+        if (excess <= 0.0) continue;
+        value = std::max(value, ri == 0.0 ? kInf : excess / std::abs(ri));
+    }
+    return value;
+}
+
+}  // namespace
+
 double precisionMetricValue(PrecisionMetric metric, const std::vector<std::vector<float>>& reference,
-                            const std::vector<std::vector<float>>& converted, const std::vector<Shape>& shapes) {
+                            const std::vector<std::vector<float>>& converted, const std::vector<Shape>& shapes,
+                            double atol) {
     double value = 0.0;
     int64_t rows = 0, differ = 0;
     for (std::size_t h = 0; h < reference.size() && h < converted.size(); ++h) {
+        if (metric == PrecisionMetric::AllClose) {
+            value = worst(value, allcloseValue(reference[h], converted[h], atol));
+            continue;
+        }
         const TensorDifference d = compareArrays(reference[h], converted[h]);
         switch (metric) {
             case PrecisionMetric::MaxRel: value = worst(value, d.maxRelError); break;
             case PrecisionMetric::MaxAbs: value = worst(value, d.maxAbsError); break;
             case PrecisionMetric::Cosine: value = worst(value, 1.0 - d.cosine); break;
+            case PrecisionMetric::AllClose: break;
             case PrecisionMetric::Top1:
                 differ += argmaxDisagreements(reference[h], converted[h], shapes[h]);
                 rows += shapes[h].empty() ? 0 : shapes[h][0];
@@ -268,7 +297,7 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
     Float32SetAttempts attempts(options, result, [&](const std::vector<std::string>& fp32) {
         latestRun.reset();
         Run run = runWith(fp32, false);
-        const double value = run.ran ? precisionMetricValue(options.metric, referenceOutputs, run.outputs, shapes) : kInf;
+        const double value = run.ran ? precisionMetricValue(options.metric, referenceOutputs, run.outputs, shapes, options.atol) : kInf;
         latestRun = std::move(run);
         return value;
     });
@@ -278,7 +307,7 @@ PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* p
     if (!baseline.ran) {
         throw std::invalid_argument("the conversion fails its dtype check: " + baseline.conversion.report.dtypeCheck.message);
     }
-    attempts.baseline(precisionMetricValue(options.metric, referenceOutputs, baseline.outputs, shapes));
+    attempts.baseline(precisionMetricValue(options.metric, referenceOutputs, baseline.outputs, shapes, options.atol));
     for (std::size_t h = 0; h < source.heads.size() && h < baseline.outputs.size(); ++h) {
         TensorDifference d = compareArrays(referenceOutputs[h], baseline.outputs[h]);
         d.name = outputEntryName(source.nodes[source.heads[h].node], source.heads[h].index);

@@ -36,8 +36,12 @@ enum class PrecisionMetric : uint8_t {
     MaxAbs,  // max over outputs of max |c - r|
     Cosine,  // max over outputs of 1 - cosine
     Top1,    // share of rows (first axis) whose argmax differs, over every output
+    // numpy.allclose's criterion, element-wise (what onnxconverter-common's auto_convert_mixed_precision
+    // validates with): max over every element of max(0, |c - r| - atol) / |r|, so that the tolerance is
+    // allclose's rtol (an element with r = 0 counts 0 within atol, +inf beyond).
+    AllClose,
 };
-std::optional<PrecisionMetric> precisionMetricFromName(std::string_view name);  // "max-rel", ...
+std::optional<PrecisionMetric> precisionMetricFromName(std::string_view name);  // "max-rel", ..., "allclose"
 std::string_view precisionMetricName(PrecisionMetric metric);
 
 // How a float32 tensor's magnitudes spread over binary exponents: bin i counts the finite non-zero
@@ -108,6 +112,7 @@ struct PrecisionSearchOptions {
     ConversionOptions conversion;  // its excludedSymNames are kept and added to
     PrecisionMetric metric = PrecisionMetric::MaxRel;
     double tolerance = 1e-2;
+    double atol = 0.0;        // AllClose's absolute tolerance
     uint64_t seed = 1;        // parameters' initial values where no .params are given
     int maxAttempts = 64;     // conversions run by the search, the baseline included
     // Stop after measuring (the float32 reference, the baseline, every node's figures): what the
@@ -148,7 +153,8 @@ struct PrecisionSearchResult {
 
 // The metric over the outputs of a run (host values, heads in order) against the reference's.
 double precisionMetricValue(PrecisionMetric metric, const std::vector<std::vector<float>>& reference,
-                            const std::vector<std::vector<float>>& converted, const std::vector<Shape>& shapes);
+                            const std::vector<std::vector<float>>& converted, const std::vector<Shape>& shapes,
+                            double atol = 0.0);
 
 // Throws ConversionError, OpError or std::invalid_argument (bad inputs, a graph that cannot run).
 PrecisionSearchResult searchFloat32Set(const Graph& source, const NDArrayList* params,

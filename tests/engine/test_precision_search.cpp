@@ -91,6 +91,13 @@ private slots:
         const float nan = std::numeric_limits<float>::quiet_NaN();
         QVERIFY(std::isinf(precisionMetricValue(PrecisionMetric::MaxRel, {{nan}}, {{1.0f}}, {{1}})));
         QCOMPARE(*precisionMetricFromName("top1"), PrecisionMetric::Top1);
+        // allclose: |c - r| <= atol + rtol |r| element-wise, told as the smallest rtol that holds.
+        QCOMPARE(*precisionMetricFromName("allclose"), PrecisionMetric::AllClose);
+        QCOMPARE(precisionMetricValue(PrecisionMetric::AllClose, {{10.0f, 0.5f}}, {{10.2f, 0.5f}}, {{2}}), double(10.2f - 10.0f) / 10.0);
+        QCOMPARE(precisionMetricValue(PrecisionMetric::AllClose, {{10.0f, 0.0f}}, {{10.0f, 1e-4f}}, {{2}}, 1e-3), 0.0);
+        QVERIFY(std::isinf(precisionMetricValue(PrecisionMetric::AllClose, {{10.0f, 0.0f}}, {{10.0f, 1e-2f}}, {{2}}, 1e-3)));
+        QCOMPARE(precisionMetricValue(PrecisionMetric::AllClose, {{4.0f}}, {{5.0f}}, {{1}}, 0.5), 0.125);
+        QVERIFY(std::isinf(precisionMetricValue(PrecisionMetric::AllClose, {{1.0f}}, {{nan}}, {{1}})));
         QVERIFY(!precisionMetricFromName("rmse"));
     }
 

@@ -116,7 +116,7 @@ PrecisionSearchResult searchOnnxFloat32Set(const ModelDocument& source, const st
     const auto metricOf = [&](const OnnxRunResult& run) {
         std::vector<std::vector<float>> outputs;
         for (const auto& [name, t] : run.outputs) outputs.push_back(floatsOf(t));
-        return precisionMetricValue(options.metric, referenceOutputs, outputs, shapes);
+        return precisionMetricValue(options.metric, referenceOutputs, outputs, shapes, options.atol);
     };
     Float32SetAttempts attempts(options, result, [&](const std::vector<std::string>& fp32) {
         latestRun.reset();
@@ -215,7 +215,9 @@ PrecisionSearchResult searchOnnxFloat32Set(const ModelDocument& source, const st
             }
             for (const std::string& name : outer) provide(name, name);
             alone->graph.nodes.push_back(node);
-            alone->graph.outputs.push_back(OnnxValueInfo{.name = node.outputs[0]});
+            OnnxValueInfo output;
+            output.name = node.outputs[0];
+            alone->graph.outputs.push_back(std::move(output));
             const OnnxRunResult own = OnnxRunner(alone).run({});
             p.own = compareArrays(exact, own.outputs.at(0).second.floats());
         } catch (const std::exception&) {
