@@ -4,6 +4,7 @@
 #include "exec/reused_values.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cmath>
@@ -169,9 +170,14 @@ RangeStats rangeStats(const std::vector<float>& values, DType target) {
         if (a > 0.0) {
             ++nonZero;
             below += a < normal ? 1 : 0;
-            int exponent = 0;
-            std::frexp(a, &exponent);  // a = m * 2^exponent, m in [0.5, 1): floor(log2 a) = exponent - 1
-            ++s.histogram.bins[std::size_t(MagnitudeHistogram::binOf(exponent - 1))];
+            // floor(log2 a): a normal float's biased exponent field; frexp only for subnormals.
+            const int field = int((std::bit_cast<uint32_t>(v) >> 23) & 0xffu);
+            int exponent = field - 127;
+            if (field == 0) {
+                std::frexp(a, &exponent);  // a = m * 2^exponent, m in [0.5, 1)
+                --exponent;
+            }
+            ++s.histogram.bins[std::size_t(MagnitudeHistogram::binOf(exponent))];
         } else {
             ++s.histogram.zeros;
         }

@@ -12,6 +12,7 @@
 #include "exec/onnx/onnx_compare.h"
 #include "exec/onnx/onnx_runner.h"
 #include "formats/onnx_program.h"
+#include "tensor/float_convert.h"
 
 namespace ampstudio {
 namespace {
@@ -33,6 +34,18 @@ std::vector<float> floatsOf(const HostTensor& t) {
 // `t` in `dtype` where both are floating and differ (the cast the converted model applies).
 HostTensor castLike(const HostTensor& t, DType dtype) {
     if (!floating(t) || !isFloat(dtype) || t.dtype() == dtype) return t;
+    const auto n = static_cast<std::size_t>(t.size());
+    if (t.dtype() == DType::F32 && (dtype == DType::F16 || dtype == DType::BF16)) {  // one pass, the usual case
+        HostTensor out = HostTensor::uninitialized(dtype, t.dims());
+        const std::span<const float> in(t.data<float>(), n);
+        const std::span<uint16_t> bits(out.mutableData<uint16_t>(), n);
+        if (dtype == DType::F16) {
+            floatsToHalf(in, bits);
+        } else {
+            floatsToBfloat16(in, bits);
+        }
+        return out;
+    }
     return HostTensor::fromFloats(t.floats(), t.dims(), dtype);
 }
 
