@@ -402,7 +402,9 @@ void MainWindow::showDocument() {
                          {m_workspace->symbolPath(), m_workspace->paramsPath()}, prefix);
     m_precision->setModel(m_workspace->source(), m_workspace->params(), m_workspace->document().source);
     setWindowTitle(tr("%1 — AMP Studio").arg(m_workspace->displayName()));
-    const QString params = m_workspace->paramsPath().isEmpty()
+    const bool onnx = m_workspace->document().origin.format == ModelFormat::Onnx;
+    const QString params = onnx ? tr("its initializers as parameters")
+                           : m_workspace->paramsPath().isEmpty()
                                ? (m_workspace->params() ? tr("bundled parameters") : tr("no parameters"))
                                : QFileInfo(m_workspace->paramsPath()).fileName();
     statusBar()->showMessage(tr("Opened %1 (%2)").arg(m_workspace->displayName(), params), 5000);

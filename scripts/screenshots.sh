@@ -23,6 +23,13 @@ trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
 # converted view coloured by error.
 "$app" --size 1600x1000 --zoom 1 --select conv2 --measure --screenshot "$out/precision.png" \
     resources/examples/small-cnn-symbol.json
+# The precision debugger on an ONNX model: torchvision's ResNet-18 exported with random weights by
+# tests/bench/precision_search_peer.py (46 MB, not in the repository), measured on seeded inputs.
+resnet18=${AMS_RESNET18_ONNX:-/tmp/ams-precision-peer/resnet18.onnx}
+if [ -f "$resnet18" ]; then
+    "$app" --size 1600x1000 --zoom 0.9 --select /layer1/layer1.0/conv1/Conv --measure \
+        --screenshot "$out/onnx-precision.png" "$resnet18"
+fi
 mkdir -p "$XDG_CONFIG_HOME/AMP Studio"
 # The training monitor once the MLP has trained three epochs on Fashion-MNIST with float16 master
 # weights from a loss scale of 2^24 (the back-off shows at the start of the loss-scale chart).

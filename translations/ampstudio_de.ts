@@ -655,6 +655,10 @@
         <translation>mit Parametern</translation>
     </message>
     <message>
+        <source>its initializers as parameters</source>
+        <translation>seine Initialisierer als Parameter</translation>
+    </message>
+    <message>
         <source>no parameters</source>
         <translation>ohne Parameter</translation>
     </message>
