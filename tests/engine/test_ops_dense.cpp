@@ -1,5 +1,7 @@
 // Dense ops (FullyConnected, dot, batch_dot, Embedding): forward against hand-computed values,
 // backward against finite differences, and every op in f16 and bf16 against f32 (op_check.h).
+#include "backend/cpu/cpu_kernel.h"
+#include "graph_builder.h"
 #include "op_check.h"
 #include "ops/op_error.h"
 
@@ -7,6 +9,7 @@ Q_DECLARE_METATYPE(ampstudio::Shape)
 
 using namespace ampstudio;
 using namespace ampstudio::test;
+using ampstudio::test::GraphBuilder;
 
 class TestOpsDense : public QObject {
     Q_OBJECT
@@ -56,6 +59,100 @@ private slots:
         OpCase c{"FullyConnected", {{"num_hidden", "7"}}, {{4, 9}, {7, 9}, {7}}};
         QVERIFY(precisionError(c, DType::F16) < precisionTolerance(DType::F16));
         QVERIFY(precisionError(c, DType::BF16) < precisionTolerance(DType::BF16));
+    }
+
+    // Where the CPU has native bfloat16 (AVX512_BF16, AMX), FullyConnected runs oneDNN's bf16 matmul
+    // on the stored tensors; it must compute what the converting path computes (f32 accumulation,
+    // one rounding): the same outputs and gradients up to a bf16 rounding step (accumulation order),
+    // a weight read twice (its gradient added in f32 and rounded once) included.
+    void fullyConnectedNativeBfloat16MatchesConverting() {
+        if (!cpuNativeBfloat16()) QSKIP("no AVX512_BF16 or AMX here: bfloat16 converts around float32 kernels");
+        OpCase c{"FullyConnected", {{"num_hidden", "33"}}, {{16, 70}, {33, 70}, {33}}};
+        std::vector<std::size_t> made;  // native kernels made per run: 1, then 0
+        const auto runBoth = [&](const OpCase& oc) {
+            std::vector<std::vector<std::vector<float>>> results;
+            for (bool native : {true, false}) {
+                setCpuNativeBfloat16(native);
+                const std::size_t before = cpuStorageTypeKernelsMade();
+                OpRunner runner(oc, DType::BF16, true);
+                made.push_back(cpuStorageTypeKernelsMade() - before);
+                std::vector<std::vector<float>> weights;
+                SeededRandom random(9);
+                for (const auto& out : runner.forward(true)) {
+                    std::vector<float> w(out.size());
+                    for (float& x : w) x = float(random.uniform(-1.0, 1.0));
+                    weights.push_back(std::move(w));
+                }
+                auto all = runner.forward(true);
+                for (auto& g : runner.backward(weights, true)) all.push_back(std::move(g));
+                results.push_back(std::move(all));
+            }
+            setCpuNativeBfloat16(true);
+            return results;
+        };
+        // The largest difference relative to 1 + |converting|; -1 when the results do not line up.
+        const auto difference = [](const std::vector<std::vector<std::vector<float>>>& r) {
+            double worst = 0.0;
+            if (r[0].size() != r[1].size()) return -1.0;
+            for (std::size_t t = 0; t < r[0].size(); ++t) {
+                if (r[0][t].size() != r[1][t].size()) return -1.0;
+                for (std::size_t i = 0; i < r[0][t].size(); ++i) {
+                    worst = std::max(worst, std::abs(double(r[0][t][i]) - r[1][t][i]) / (1.0 + std::abs(double(r[1][t][i]))));
+                }
+            }
+            return worst;
+        };
+        const double withBias = difference(runBoth(c));
+        c.attrs["no_bias"] = "True";
+        c.inputShapes.pop_back();
+        const double withoutBias = difference(runBoth(c));
+        qInfo("native against converting: %.3g with bias, %.3g without", withBias, withoutBias);
+        QCOMPARE(made, (std::vector<std::size_t>{1, 0, 1, 0}));
+        QVERIFY2(withBias >= 0.0 && withBias <= 1.0 / 128, qPrintable(QString::number(withBias)));
+        QVERIFY2(withoutBias >= 0.0 && withoutBias <= 1.0 / 128, qPrintable(QString::number(withoutBias)));
+    }
+
+    // A bfloat16 weight read by two FullyConnected nodes: its gradient is the f32 sum of both,
+    // rounded once, on the native path (each handed an f32 scratch to add) as on the converting one.
+    void fullyConnectedNativeBfloat16SharedWeight() {
+        if (!cpuNativeBfloat16()) QSKIP("no AVX512_BF16 or AMX here: bfloat16 converts around float32 kernels");
+        GraphBuilder b;
+        const NodeEntry data = b.addVariable("data"), weight = b.addVariable("weight");
+        const NodeEntry a = b.addOp("FullyConnected", "fa", {data, weight}, {{"num_hidden", "12"}, {"no_bias", "True"}});
+        const NodeEntry c = b.addOp("FullyConnected", "fb", {data, weight}, {{"num_hidden", "12"}, {"no_bias", "True"}});
+        const Graph g = b.finish({a, c});
+        std::vector<std::vector<float>> weightGrads;
+        for (bool native : {true, false}) {
+            setCpuNativeBfloat16(native);
+            auto backend = makeCpuBackend();
+            BindOptions o;
+            o.shapes = {{"data", {6, 20}}, {"weight", {12, 20}}};
+            o.dtypes = {{"data", DType::BF16}, {"weight", DType::BF16}};
+            Executor e(g, *backend, o);
+            SeededRandom random(4);
+            std::vector<float> x(120), w(240), head(72);
+            for (auto* v : {&x, &w, &head}) {
+                for (float& f : *v) f = float(random.uniform(-1.0, 1.0));
+            }
+            upload(*backend, e.value("data"), roundTo(x, DType::BF16));
+            upload(*backend, e.value("weight"), roundTo(w, DType::BF16));
+            ExecContext ctx;
+            e.forward(ctx);
+            std::vector<Tensor> heads;
+            for (int k = 0; k < 2; ++k) {
+                heads.push_back(backend->allocate({6, 12}, DType::F32));
+                backend->copyFromHost(head.data(), head.size() * sizeof(float), heads.back());
+            }
+            e.backward(ctx, heads);
+            weightGrads.push_back(download(*backend, e.gradient("weight")));
+        }
+        setCpuNativeBfloat16(true);
+        QCOMPARE(weightGrads[0].size(), std::size_t(240));
+        double worst = 0.0;
+        for (std::size_t i = 0; i < 240; ++i) {
+            worst = std::max(worst, std::abs(double(weightGrads[0][i]) - weightGrads[1][i]) / (1.0 + std::abs(double(weightGrads[1][i]))));
+        }
+        QVERIFY2(worst <= 1.0 / 128, qPrintable(QString::number(worst)));
     }
 
     void fullyConnectedF16OverflowsToInf() {

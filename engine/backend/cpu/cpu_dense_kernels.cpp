@@ -3,9 +3,13 @@
 // gradients), created once over strided views for the transposes; Embedding is a row gather.
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
 
 #include "backend/cpu/cpu_kernel.h"
 #include "backend/kernel_params.h"
+#include "tensor/float_convert.h"
 
 namespace ampstudio {
 
@@ -88,6 +92,115 @@ private:
     memory::desc m_xDesc, m_wtDesc, m_wDesc, m_yDesc, m_dytDesc, m_biasDesc;
     dnnl::matmul m_forward, m_backwardData, m_backwardWeight;
 };
+
+memory::data_type dnnlType(DType t) { return t == DType::BF16 ? memory::data_type::bf16 : memory::data_type::f32; }
+
+// FullyConnected on oneDNN's native bf16 matmul (cpuNativeBfloat16()): data and weight in bfloat16
+// as stored, products accumulated in f32, the output rounded once to its dtype. What the converting
+// path computes, without converting the operands (the weight twice a step) around an f32 matmul.
+// The output and each gradient is written in its tensor's dtype (bf16, or the adapter's f32 scratch
+// for a gradient it adds); a primitive is made per (product, destination dtype) when first needed.
+class FullyConnectedBf16Kernel final : public CpuKernel {
+public:
+    FullyConnectedBf16Kernel(const KernelSetup& setup, CpuDnnl& dnnl) : m_eng(dnnl.engine) {
+        m_hasBias = fullyConnectedHasBias(setup.node);
+        m_h = setup.outShapes[0].back();
+        m_k = setup.inShapes[1][1];
+        m_n = shapeSize(setup.inShapes[0]) / m_k;
+        m_biasType = m_hasBias ? setup.inTypes[2] : DType::BF16;
+        // Made now, so that a CPU or geometry oneDNN refuses falls back at bind time (see the factory).
+        forwardPrimitive(setup.outTypes[0]);
+    }
+
+    bool computesInStorageTypes() const override { return true; }
+
+    void forward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(desc(m_n, m_k, false, DType::BF16), m_eng, in[0].data)},
+                                             {DNNL_ARG_WEIGHTS, memory(desc(m_k, m_h, true, DType::BF16), m_eng, in[1].data)},
+                                             {DNNL_ARG_DST, memory(desc(m_n, m_h, false, out[0].dtype), m_eng, out[0].data)}};
+        if (m_hasBias) {
+            args.emplace(DNNL_ARG_BIAS, memory(memory::desc({1, m_h}, dnnlType(m_biasType), {m_h, 1}), m_eng, in[2].data));
+        }
+        forwardPrimitive(out[0].dtype).execute(ctx.dnnl.stream, args);
+        ctx.dnnl.stream.wait();
+    }
+
+    void backward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray>,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        const CpuArray& dy = outGrad[0];
+        if (dy.dtype != DType::BF16) throw std::logic_error("FullyConnected (bf16): the output gradient is not bfloat16");
+        if (inGrad[0].defined()) {  // dData (N,K) = dOut (N,H) x weight (H,K)
+            const memory::desc dst = desc(m_n, m_k, false, inGrad[0].dtype);
+            product(m_backwardData, inGrad[0].dtype, desc(m_n, m_h, false, DType::BF16), desc(m_h, m_k, false, DType::BF16), dst)
+                .execute(ctx.dnnl.stream, {{DNNL_ARG_SRC, memory(desc(m_n, m_h, false, DType::BF16), m_eng, dy.data)},
+                                           {DNNL_ARG_WEIGHTS, memory(desc(m_h, m_k, false, DType::BF16), m_eng, in[1].data)},
+                                           {DNNL_ARG_DST, memory(dst, m_eng, inGrad[0].data)}});
+        }
+        if (inGrad[1].defined()) {  // dWeight (H,K) = dOut^T (H,N) x data (N,K)
+            const memory::desc dst = desc(m_h, m_k, false, inGrad[1].dtype);
+            product(m_backwardWeight, inGrad[1].dtype, desc(m_h, m_n, true, DType::BF16), desc(m_n, m_k, false, DType::BF16), dst)
+                .execute(ctx.dnnl.stream, {{DNNL_ARG_SRC, memory(desc(m_h, m_n, true, DType::BF16), m_eng, dy.data)},
+                                           {DNNL_ARG_WEIGHTS, memory(desc(m_n, m_k, false, DType::BF16), m_eng, in[0].data)},
+                                           {DNNL_ARG_DST, memory(dst, m_eng, inGrad[1].data)}});
+        }
+        ctx.dnnl.stream.wait();
+        if (m_hasBias && inGrad[2].defined()) {  // the column sums of dOut, in f32, rounded once
+            const auto* g = reinterpret_cast<const uint16_t*>(dy.data);
+            std::vector<float> sum(static_cast<std::size_t>(m_h), 0.0f), row(static_cast<std::size_t>(m_h));
+            for (int64_t r = 0; r < m_n; ++r) {
+                bfloat16ToFloats({g + r * m_h, row.size()}, row);
+                for (std::size_t j = 0; j < row.size(); ++j) sum[j] += row[j];
+            }
+            if (inGrad[2].dtype == DType::BF16) {
+                floatsToBfloat16(sum, {reinterpret_cast<uint16_t*>(inGrad[2].data), sum.size()});
+            } else {
+                std::copy(sum.begin(), sum.end(), inGrad[2].data);
+            }
+        }
+    }
+
+private:
+    // A (rows x cols) matrix of `type`, row-major, or the transpose of a stored (cols x rows) one.
+    static memory::desc desc(int64_t rows, int64_t cols, bool transposed, DType type) {
+        return transposed ? memory::desc({rows, cols}, dnnlType(type), {1, rows})
+                          : memory::desc({rows, cols}, dnnlType(type), {cols, 1});
+    }
+
+    const dnnl::matmul& product(std::unordered_map<DType, dnnl::matmul>& cache, DType dstType, const memory::desc& a,
+                                const memory::desc& b, const memory::desc& c) {
+        auto it = cache.find(dstType);
+        if (it == cache.end()) it = cache.emplace(dstType, dnnl::matmul(dnnl::matmul::primitive_desc({a, b, c}, m_eng))).first;
+        return it->second;
+    }
+
+    const dnnl::matmul& forwardPrimitive(DType dstType) {
+        auto it = m_forward.find(dstType);
+        if (it == m_forward.end()) {
+            const memory::desc x = desc(m_n, m_k, false, DType::BF16), wt = desc(m_k, m_h, true, DType::BF16),
+                               y = desc(m_n, m_h, false, dstType);
+            const memory::desc bias({1, m_h}, dnnlType(m_biasType), {m_h, 1});
+            it = m_forward
+                     .emplace(dstType, dnnl::matmul(m_hasBias ? dnnl::matmul::primitive_desc({x, wt, bias, y}, m_eng)
+                                                              : dnnl::matmul::primitive_desc({x, wt, y}, m_eng)))
+                     .first;
+        }
+        return it->second;
+    }
+
+    dnnl::engine m_eng;
+    bool m_hasBias = true;
+    DType m_biasType = DType::BF16;
+    int64_t m_n = 0, m_k = 0, m_h = 0;
+    std::unordered_map<DType, dnnl::matmul> m_forward, m_backwardData, m_backwardWeight;
+};
+
+// Whether FullyConnected's tensors suit the native bf16 kernel: data, weight and output bfloat16
+// (a bias bfloat16 or float32).
+bool bf16FullyConnected(const KernelSetup& setup) {
+    if (!cpuNativeBfloat16() || setup.inTypes.size() < 2 || setup.outTypes.empty()) return false;
+    if (setup.inTypes[0] != DType::BF16 || setup.inTypes[1] != DType::BF16 || setup.outTypes[0] != DType::BF16) return false;
+    return setup.inTypes.size() < 3 || setup.inTypes[2] == DType::BF16 || setup.inTypes[2] == DType::F32;
+}
 
 // A batch of (rows x cols) row-major matrices, or a strided view of a batch of (cols x rows) ones
 // as their transposes (no copy).
@@ -221,6 +334,13 @@ private:
 
 void addCpuDenseKernels(CpuKernelTable& table) {
     table.add("FullyConnected", [](const KernelSetup& setup, CpuDnnl& dnnl) -> std::unique_ptr<CpuKernel> {
+        if (bf16FullyConnected(setup)) {
+            try {
+                return std::make_unique<FullyConnectedBf16Kernel>(setup, dnnl);
+            } catch (const dnnl::error&) {
+                // oneDNN has no bf16 matmul for this geometry here: the converting path below
+            }
+        }
         return std::make_unique<FullyConnectedKernel>(setup, dnnl);
     });
     table.add("dot", [](const KernelSetup& setup, CpuDnnl& dnnl) -> std::unique_ptr<CpuKernel> {

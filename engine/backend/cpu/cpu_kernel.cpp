@@ -1,5 +1,7 @@
 #include "backend/cpu/cpu_kernel.h"
 
+#include <atomic>
+
 #include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
@@ -60,5 +62,26 @@ dnnl::memory::dims dnnlDims(const Pair& p) { return {p[0], p[1]}; }
 void dnnlFailure(const Node& node, const dnnl::error& e) {
     throw OpError(node, std::string("oneDNN cannot run this setup: ") + e.what());
 }
+
+namespace {
+
+std::atomic<bool> g_nativeBfloat16{true};
+std::atomic<std::size_t> g_storageTypeKernels{0};
+
+}  // namespace
+
+bool cpuNativeBfloat16() {
+    static const bool hardware = [] {
+        const auto isa = dnnl::get_effective_cpu_isa();
+        return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+    }();
+    return hardware && g_nativeBfloat16.load();
+}
+
+void setCpuNativeBfloat16(bool enabled) { g_nativeBfloat16.store(enabled); }
+
+std::size_t cpuStorageTypeKernelsMade() { return g_storageTypeKernels.load(); }
+
+void countStorageTypeKernel() { g_storageTypeKernels.fetch_add(1); }
 
 }  // namespace ampstudio

@@ -29,9 +29,12 @@
 namespace ampstudio {
 
 // A float32 view of one tensor. Undefined (data == nullptr) for an inGrad that is not wanted.
+// `dtype` is what `data` points at: float32, except for a kernel that computes in storage types
+// (CpuKernel::computesInStorageTypes), which is handed bfloat16 tensors as they are stored.
 struct CpuArray {
     float* data = nullptr;
     Shape shape;
+    DType dtype = DType::F32;
     int64_t size() const { return shapeSize(shape); }
     bool defined() const { return data != nullptr; }
     std::span<float> span() const { return {data, static_cast<std::size_t>(size())}; }
@@ -55,6 +58,11 @@ struct CpuContext {
 class CpuKernel {
 public:
     virtual ~CpuKernel() = default;
+    // True for a kernel that reads and writes bfloat16 tensors as stored, on oneDNN's native bf16
+    // primitives (f32 accumulation, the output rounded once: the same rule as converting around an
+    // f32 kernel, minus the passes). The adapter then converts nothing but an inGrad it must add to
+    // (GradReq::Add), which it hands over as a float32 scratch (dtype F32) and sums in f32.
+    virtual bool computesInStorageTypes() const { return false; }
     virtual void forward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out) = 0;
     // outGrad: one per output, all defined (zeros for outputs nobody reads). Overwrite each defined
     // inGrad; leave undefined ones alone. Loss kernels ignore outGrad and scale by ctx.lossScale().
@@ -110,6 +118,16 @@ template <typename Forward, typename Backward>
 std::unique_ptr<CpuKernel> makeLambdaKernel(Forward f, Backward b) {
     return std::make_unique<LambdaCpuKernel<Forward, Backward>>(std::move(f), std::move(b));
 }
+
+// Whether bfloat16 ops run on oneDNN's native bf16 primitives here: the CPU has AVX512_BF16 or AMX
+// (oneDNN's ISA avx512_core_bf16 or avx512_core_amx) and setCpuNativeBfloat16(false) was not called.
+// Elsewhere they convert around float32 kernels (cpu_op_adapter.h). Read when a kernel is made.
+bool cpuNativeBfloat16();
+// Tests and benchmarks run both paths on one machine; the product never turns it off.
+void setCpuNativeBfloat16(bool enabled);
+// How many kernels computing in storage types this process has made (the tests tell the paths apart).
+std::size_t cpuStorageTypeKernelsMade();
+void countStorageTypeKernel();  // the adapter's, once per such kernel
 
 // oneDNN memory over a float32 view, plain row-major layout of its shape.
 dnnl::memory dnnlMemory(const CpuArray& a, const dnnl::engine& engine);

@@ -62,7 +62,8 @@ void cpuFromFloats(const float* src, const Tensor& dst) {
 }
 
 CpuOpAdapter::CpuOpAdapter(std::unique_ptr<CpuKernel> kernel, const KernelSetup& setup, CpuDnnl& dnnl)
-    : m_kernel(std::move(kernel)), m_dnnl(dnnl) {
+    : m_kernel(std::move(kernel)), m_dnnl(dnnl), m_storageTypes(m_kernel->computesInStorageTypes()) {
+    if (m_storageTypes) countStorageTypeKernel();
     const std::size_t nIn = setup.inShapes.size();
     const std::size_t nOut = setup.outShapes.size();
     m_mutableInput.assign(nIn, false);
@@ -84,8 +85,9 @@ CpuOpAdapter::CpuOpAdapter(std::unique_ptr<CpuKernel> kernel, const KernelSetup&
 CpuArray CpuOpAdapter::view(const Tensor& t, std::vector<float>& scratch, bool load) const {
     CpuArray a;
     a.shape = t.shape();
-    if (t.dtype() == DType::F32) {
-        a.data = t.data<float>();
+    if (t.dtype() == DType::F32 || (m_storageTypes && t.dtype() == DType::BF16)) {
+        a.data = static_cast<float*>(t.data());
+        a.dtype = t.dtype();
         return a;
     }
     scratch.resize(static_cast<std::size_t>(t.size()));
@@ -104,13 +106,14 @@ void CpuOpAdapter::forward(const ExecContext& ctx, std::span<const Tensor> in, s
         m_out[i] = view(out[i], m_outScratch[i], false);
     }
     m_kernel->forward(CpuContext{ctx, m_dnnl}, m_in, m_out);
+    // Only a scratch view is converted back; a view of the tensor itself was written in place.
     for (std::size_t i = 0; i < out.size(); ++i) {
-        if (out[i].dtype() != DType::F32) {
+        if (m_out[i].data != out[i].data()) {
             cpuFromFloats(m_out[i].data, out[i]);
         }
     }
     for (std::size_t i = 0; i < in.size(); ++i) {
-        if (m_mutableInput[i] && in[i].dtype() != DType::F32) {
+        if (m_mutableInput[i] && m_in[i].data != in[i].data()) {
             cpuFromFloats(m_in[i].data, in[i]);
         }
     }
@@ -131,19 +134,20 @@ void CpuOpAdapter::backward(const ExecContext& ctx, std::span<const Tensor> in, 
         if (req[i] == GradReq::Null) {
             continue;
         }
-        if (req[i] == GradReq::Write && inGrad[i].dtype() == DType::F32) {
+        if (req[i] == GradReq::Write) {
             m_inGrad[i] = view(inGrad[i], m_inGradScratch[i], false);
             continue;
         }
         m_inGrad[i].shape = inGrad[i].shape();
+        m_inGrad[i].dtype = DType::F32;
         m_inGradScratch[i].resize(static_cast<std::size_t>(inGrad[i].size()));
         m_inGrad[i].data = m_inGradScratch[i].data();
     }
     m_kernel->backward(CpuContext{ctx, m_dnnl}, m_in, m_out, m_outGrad, m_inGrad);
     std::vector<float> sum;
     for (std::size_t i = 0; i < in.size(); ++i) {
-        if (req[i] == GradReq::Null || (req[i] == GradReq::Write && inGrad[i].dtype() == DType::F32)) {
-            continue;
+        if (req[i] == GradReq::Null || m_inGrad[i].data == inGrad[i].data()) {
+            continue;  // written in place
         }
         const float* g = m_inGrad[i].data;
         if (req[i] == GradReq::Add) {

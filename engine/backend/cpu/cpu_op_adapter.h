@@ -19,12 +19,13 @@ public:
                   std::span<const GradReq> req) override;
 
 private:
-    // A float32 view of `t`: its own memory when it is f32, else `scratch` filled by conversion
-    // (when `load`) or left for the kernel to write.
+    // A float32 view of `t`: its own memory when it is f32 (or bf16 for a kernel that computes in
+    // storage types), else `scratch` filled by conversion (when `load`) or left for the kernel to write.
     CpuArray view(const Tensor& t, std::vector<float>& scratch, bool load) const;
 
     std::unique_ptr<CpuKernel> m_kernel;
     CpuDnnl& m_dnnl;
+    bool m_storageTypes = false;  // the kernel takes bfloat16 as stored (CpuKernel::computesInStorageTypes)
     std::vector<bool> m_mutableInput;
     std::vector<std::vector<float>> m_inScratch, m_outScratch, m_outGradScratch, m_inGradScratch;
     std::vector<CpuArray> m_in, m_out, m_outGrad, m_inGrad;
