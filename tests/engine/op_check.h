@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/cpu/cpu_kernel.h"
 #include "exec/executor.h"
 #include "ops/mxnet_op_facts.h"
 #include "tensor/float_convert.h"
@@ -278,5 +279,42 @@ inline double precisionError(const OpCase& c, DType dtype) {
 // Tolerances for precisionError: one rounding of the output plus what an f32 computation on rounded
 // inputs can amplify, for ops of moderate depth.
 inline double precisionTolerance(DType dtype) { return dtype == DType::F16 ? 4e-3 : 3e-2; }
+
+// The op in bfloat16 on the CPU backend's native bf16 kernel and on its converting path
+// (setCpuNativeBfloat16): forward outputs and the gradients of a random projection of them, the
+// largest difference relative to 1 + |converting|; -1 when they do not line up or a path did not
+// run as asked (the native run made no storage-type kernel, or the converting run made one).
+inline double nativeBfloat16Difference(const OpCase& c) {
+    std::vector<std::vector<std::vector<float>>> results;
+    for (bool native : {true, false}) {
+        setCpuNativeBfloat16(native);
+        const std::size_t before = cpuStorageTypeKernelsMade();
+        OpRunner runner(c, DType::BF16, true);
+        const bool madeNative = cpuStorageTypeKernelsMade() != before;
+        setCpuNativeBfloat16(true);
+        if (madeNative != native) return -1.0;
+        SeededRandom random(c.seed + 2000);
+        std::vector<std::vector<float>> weights;
+        for (const auto& out : runner.forward(c.training)) {
+            std::vector<float> w(out.size());
+            for (float& x : w) x = static_cast<float>(random.uniform(-1.0, 1.0));
+            weights.push_back(std::move(w));
+        }
+        auto all = runner.forward(c.training);
+        for (auto& g : runner.backward(weights, c.training)) all.push_back(std::move(g));
+        results.push_back(std::move(all));
+    }
+    double worst = 0.0;
+    if (results[0].size() != results[1].size()) return -1.0;
+    for (std::size_t t = 0; t < results[0].size(); ++t) {
+        const auto& a = results[0][t];
+        const auto& b = results[1][t];
+        if (a.size() != b.size()) return -1.0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) / (1.0 + std::abs(static_cast<double>(b[i]))));
+        }
+    }
+    return worst;
+}
 
 }  // namespace ampstudio::test

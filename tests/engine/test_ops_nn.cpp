@@ -199,6 +199,30 @@ private slots:
         checkLowPrecision(c);
     }
 
+    // Where the CPU has native bfloat16, Convolution and Deconvolution run oneDNN's bf16 primitives
+    // on the stored tensors: what the converting path computes, up to a bf16 rounding step.
+    void convolutionNativeBfloat16MatchesConverting_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("noBias");
+        QTest::newRow("conv") << "Convolution" << "False";
+        QTest::newRow("conv no bias") << "Convolution" << "True";
+        QTest::newRow("deconv") << "Deconvolution" << "False";
+    }
+    void convolutionNativeBfloat16MatchesConverting() {
+        if (!cpuNativeBfloat16()) QSKIP("no AVX512_BF16 or AMX here: bfloat16 converts around float32 kernels");
+        QFETCH(QString, op);
+        QFETCH(QString, noBias);
+        const bool deconv = op == "Deconvolution";
+        OpCase c{op.toStdString(),
+                 {{"kernel", "(3, 3)"}, {"num_filter", "8"}, {"pad", "(1, 1)"}, {"stride", deconv ? "(2, 2)" : "(1, 1)"},
+                  {"no_bias", noBias.toStdString()}},
+                 {{2, 6, 9, 9}, deconv ? Shape{6, 8, 3, 3} : Shape{8, 6, 3, 3}}};
+        if (noBias == "False") c.inputShapes.push_back({8});
+        const double d = nativeBfloat16Difference(c);
+        qInfo("%s native against converting: %.3g", qPrintable(op), d);
+        QVERIFY2(d >= 0.0 && d <= 1.0 / 128, qPrintable(QString::number(d)));
+    }
+
     void convolutionRejects_data() {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");

@@ -2,10 +2,12 @@
 // oneDNN primitives (forward, backward-data, backward-weights) created once per node over plain NCHW
 // views of the engine's buffers. Shapes and attributes were validated by ops/nn_ops.cpp before any
 // kernel is made.
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
 #include "backend/cpu/cpu_kernel.h"
+#include "tensor/float_convert.h"
 
 namespace ampstudio {
 
@@ -20,28 +22,41 @@ constexpr auto kF32 = memory::data_type::f32;
 // gaps between taps (MXNet's dilate - 1).
 struct ConvGeometry {
     memory::desc src, weights, bias, dst;
+    // float32, or bfloat16 for the native path (src, weights, dst as stored; bias as stored too)
+    memory::data_type type = kF32;
     Dims strides, dilates, padL, padR;
     bool hasBias = false;
     int64_t filters = 0;
     int64_t weightSize = 0;
 };
 
+memory::data_type dnnlType(DType t) { return t == DType::BF16 ? memory::data_type::bf16 : kF32; }
+
+// Whether a Convolution / Deconvolution's tensors suit the native bf16 kernel.
+bool bfloat16Convolution(const KernelSetup& setup) {
+    if (!cpuNativeBfloat16() || setup.inTypes.size() < 2 || setup.outTypes.empty()) return false;
+    if (setup.inTypes[0] != DType::BF16 || setup.inTypes[1] != DType::BF16 || setup.outTypes[0] != DType::BF16) return false;
+    return setup.inTypes.size() < 3 || setup.inTypes[2] == DType::BF16 || setup.inTypes[2] == DType::F32;
+}
+
 // Convolution: weight (O, I/g, kh, kw) row-major is oihw, or goihw (g, O/g, I/g, kh, kw) over the
 // same memory for groups. Padding is symmetric as in MXNet; the floor of the output size is
 // consistent with oneDNN's integer-division check of the geometry.
-ConvGeometry convolutionGeometry(const KernelSetup& setup) {
+ConvGeometry convolutionGeometry(const KernelSetup& setup, memory::data_type type = kF32) {
     const ConvolutionParams p = convolutionParams(setup.node);
     ConvGeometry g;
+    g.type = type;
+    const memory::data_type biasType = type == kF32 || setup.inTypes.size() < 3 ? type : dnnlType(setup.inTypes[2]);
     const Shape& w = setup.inShapes[1];
     const int64_t groups = p.groups;
     g.hasBias = p.hasBias;
     g.filters = w[0];
     g.weightSize = shapeSize(w);
-    g.src = nchwDesc(setup.inShapes[0]);
-    g.dst = nchwDesc(setup.outShapes[0]);
-    g.weights = groups == 1 ? memory::desc({w[0], w[1], w[2], w[3]}, kF32, memory::format_tag::oihw)
-                            : memory::desc({groups, w[0] / groups, w[1], w[2], w[3]}, kF32, memory::format_tag::goihw);
-    g.bias = g.hasBias ? memory::desc({g.filters}, kF32, memory::format_tag::x) : memory::desc();
+    g.src = nchwDesc(setup.inShapes[0], type);
+    g.dst = nchwDesc(setup.outShapes[0], type);
+    g.weights = groups == 1 ? memory::desc({w[0], w[1], w[2], w[3]}, type, memory::format_tag::oihw)
+                            : memory::desc({groups, w[0] / groups, w[1], w[2], w[3]}, type, memory::format_tag::goihw);
+    g.bias = g.hasBias ? memory::desc({g.filters}, biasType, memory::format_tag::x) : memory::desc();
     g.strides = dnnlDims(p.stride);
     g.padL = dnnlDims(p.pad);
     g.padR = g.padL;
@@ -52,26 +67,28 @@ ConvGeometry convolutionGeometry(const KernelSetup& setup) {
 // Deconvolution: oneDNN's weights are logically (O, I, kh, kw) or (g, O/g, I/g, kh, kw), MXNet's
 // are stored (I, O/g, kh, kw) = (g, I/g, O/g, kh, kw); strides describe that storage with no copy.
 // The right padding is pad - adj, which makes oneDNN's output size s(H-1) + d(k-1)+1 - 2p + adj.
-ConvGeometry deconvolutionGeometry(const KernelSetup& setup) {
+ConvGeometry deconvolutionGeometry(const KernelSetup& setup, memory::data_type type = kF32) {
     const ConvolutionParams p = deconvolutionParams(setup.node);
     ConvGeometry g;
+    g.type = type;
+    const memory::data_type biasType = type == kF32 || setup.inTypes.size() < 3 ? type : dnnlType(setup.inTypes[2]);
     const Shape& w = setup.inShapes[1];
     const int64_t groups = p.groups;
     g.hasBias = p.hasBias;
     const int64_t in = w[0], outPerGroup = w[1], kh = w[2], kw = w[3];
     g.filters = outPerGroup * groups;
     g.weightSize = shapeSize(w);
-    g.src = nchwDesc(setup.inShapes[0]);
-    g.dst = nchwDesc(setup.outShapes[0]);
+    g.src = nchwDesc(setup.inShapes[0], type);
+    g.dst = nchwDesc(setup.outShapes[0], type);
     const int64_t khw = kh * kw;
     if (groups == 1) {
-        g.weights = memory::desc({outPerGroup, in, kh, kw}, kF32, {khw, outPerGroup * khw, kw, 1});
+        g.weights = memory::desc({outPerGroup, in, kh, kw}, type, {khw, outPerGroup * khw, kw, 1});
     } else {
         const int64_t inPerGroup = in / groups;
-        g.weights = memory::desc({groups, outPerGroup, inPerGroup, kh, kw}, kF32,
+        g.weights = memory::desc({groups, outPerGroup, inPerGroup, kh, kw}, type,
                                  {inPerGroup * outPerGroup * khw, khw, outPerGroup * khw, kw, 1});
     }
-    g.bias = g.hasBias ? memory::desc({g.filters}, kF32, memory::format_tag::x) : memory::desc();
+    g.bias = g.hasBias ? memory::desc({g.filters}, biasType, memory::format_tag::x) : memory::desc();
     g.strides = dnnlDims(p.stride);
     g.padL = dnnlDims(p.pad);
     g.padR = {p.pad[0] - p.adj[0], p.pad[1] - p.adj[1]};
@@ -85,7 +102,7 @@ template <typename Forward, typename BackwardData, typename BackwardWeights>
 class ConvolutionKernel final : public CpuKernel {
 public:
     ConvolutionKernel(const KernelSetup& setup, CpuDnnl& dnnl, dnnl::algorithm algorithm, const ConvGeometry& g)
-        : m_g(g) {
+        : m_g(g), m_algorithm(algorithm) {
         const auto& eng = dnnl.engine;
         try {
             const typename Forward::primitive_desc fwd(
@@ -93,17 +110,26 @@ public:
                                        g.strides, g.dilates, g.padL, g.padR),
                 eng);
             m_forward = Forward(fwd);
-            m_backwardData = BackwardData(typename BackwardData::primitive_desc(
-                typename BackwardData::desc(algorithm, g.src, g.weights, g.dst, g.strides, g.dilates, g.padL, g.padR),
-                eng, fwd));
+            m_forwardHint = fwd;
+            m_backwardData = backwardData(eng, g.src);
+            // The native path computes the weight and bias gradients in f32 and rounds them once.
+            m_gradWeights = g.weights;
+            m_gradBias = g.bias;
+            if (storage()) {
+                m_gradWeights = memory::desc(g.weights.dims(), kF32, weightStrides());
+                if (g.hasBias) m_gradBias = memory::desc({g.filters}, kF32, memory::format_tag::x);
+            }
             m_backwardWeights = BackwardWeights(typename BackwardWeights::primitive_desc(
-                typename BackwardWeights::desc(algorithm, g.src, g.weights, g.bias, g.dst, g.strides, g.dilates,
+                typename BackwardWeights::desc(algorithm, g.src, m_gradWeights, m_gradBias, g.dst, g.strides, g.dilates,
                                                g.padL, g.padR),
                 eng, fwd));
         } catch (const dnnl::error& e) {
+            if (storage()) throw;  // the factory falls back to the converting path
             dnnlFailure(setup.node, e);
         }
     }
+
+    bool computesInStorageTypes() const override { return storage(); }
 
     void forward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
         const auto& eng = ctx.dnnl.engine;
@@ -120,25 +146,38 @@ public:
     void backward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray>,
                   std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
         const auto& eng = ctx.dnnl.engine;
+        if (outGrad[0].dtype != in[0].dtype) throw std::logic_error("Convolution: the output gradient's dtype is not the data's");
         const memory dy(m_g.dst, eng, outGrad[0].data);
         if (inGrad[0].defined()) {
-            m_backwardData.execute(ctx.dnnl.stream, {{DNNL_ARG_DIFF_DST, dy},
-                                                     {DNNL_ARG_WEIGHTS, memory(m_g.weights, eng, in[1].data)},
-                                                     {DNNL_ARG_DIFF_SRC, memory(m_g.src, eng, inGrad[0].data)}});
+            // The data gradient in its dtype: bf16 written in place, or the adapter's f32 scratch to add.
+            const bool f32 = inGrad[0].dtype == DType::F32 && storage();
+            const memory::desc dx = f32 ? memory::desc(m_g.src.dims(), kF32, memory::format_tag::nchw) : m_g.src;
+            if (f32 && !m_backwardDataF32) m_backwardDataF32 = backwardData(eng, dx);
+            (f32 ? m_backwardDataF32 : m_backwardData)
+                .execute(ctx.dnnl.stream, {{DNNL_ARG_DIFF_DST, dy},
+                                           {DNNL_ARG_WEIGHTS, memory(m_g.weights, eng, in[1].data)},
+                                           {DNNL_ARG_DIFF_SRC, memory(dx, eng, inGrad[0].data)}});
         }
         const bool wantWeight = inGrad[1].defined();
         const bool wantBias = m_g.hasBias && inGrad[2].defined();
         if (wantWeight || wantBias) {
-            // One primitive computes both; a gradient nobody wants goes to scratch.
-            float* dw = wantWeight ? inGrad[1].data : scratch(m_weightScratch, m_g.weightSize);
+            // One primitive computes both; a gradient nobody wants goes to scratch, as does the
+            // native path's f32 gradient before it is written in its tensor's dtype.
+            const bool weightDirect = wantWeight && (!storage() || inGrad[1].dtype == DType::F32);
+            float* dw = weightDirect ? inGrad[1].data : scratch(m_weightScratch, m_g.weightSize);
             std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(m_g.src, eng, in[0].data)},
                                                  {DNNL_ARG_DIFF_DST, dy},
-                                                 {DNNL_ARG_DIFF_WEIGHTS, memory(m_g.weights, eng, dw)}};
+                                                 {DNNL_ARG_DIFF_WEIGHTS, memory(m_gradWeights, eng, dw)}};
+            const bool biasDirect = wantBias && (!storage() || inGrad[2].dtype == DType::F32);
+            float* db = nullptr;
             if (m_g.hasBias) {
-                float* db = wantBias ? inGrad[2].data : scratch(m_biasScratch, m_g.filters);
-                args.emplace(DNNL_ARG_DIFF_BIAS, memory(m_g.bias, eng, db));
+                db = biasDirect ? inGrad[2].data : scratch(m_biasScratch, m_g.filters);
+                args.emplace(DNNL_ARG_DIFF_BIAS, memory(m_gradBias, eng, db));
             }
             m_backwardWeights.execute(ctx.dnnl.stream, args);
+            ctx.dnnl.stream.wait();
+            if (wantWeight && !weightDirect) round(m_weightScratch, inGrad[1]);
+            if (wantBias && !biasDirect) round(m_biasScratch, inGrad[2]);
         }
         ctx.dnnl.stream.wait();
     }
@@ -149,9 +188,32 @@ private:
         return buffer.data();
     }
 
+    // An f32 gradient into a bfloat16 tensor, rounded once.
+    static void round(const std::vector<float>& f32, const CpuArray& dst) {
+        floatsToBfloat16(f32, {reinterpret_cast<uint16_t*>(dst.data), f32.size()});
+    }
+
+    bool storage() const { return m_g.type == memory::data_type::bf16; }
+
+    // The weights' strides (the same layout in f32 for the native path's f32 gradient).
+    Dims weightStrides() const {
+        const auto& blocking = m_g.weights.data.format_desc.blocking;
+        return Dims(blocking.strides, blocking.strides + m_g.weights.data.ndims);
+    }
+
+    BackwardData backwardData(const dnnl::engine& eng, const memory::desc& diffSrc) const {
+        return BackwardData(typename BackwardData::primitive_desc(
+            typename BackwardData::desc(m_algorithm, diffSrc, m_g.weights, m_g.dst, m_g.strides, m_g.dilates, m_g.padL,
+                                        m_g.padR),
+            eng, m_forwardHint));
+    }
+
     ConvGeometry m_g;
+    dnnl::algorithm m_algorithm;
+    typename Forward::primitive_desc m_forwardHint;
+    memory::desc m_gradWeights, m_gradBias;
     Forward m_forward;
-    BackwardData m_backwardData;
+    BackwardData m_backwardData, m_backwardDataF32;
     BackwardWeights m_backwardWeights;
     std::vector<float> m_weightScratch, m_biasScratch;
 };
@@ -164,11 +226,27 @@ using DeconvKernel = ConvolutionKernel<dnnl::deconvolution_forward, dnnl::deconv
 }  // namespace
 
 void addCpuConvolutionKernels(CpuKernelTable& table) {
+    // bfloat16 tensors on oneDNN's native bf16 primitives where the CPU has them (cpuNativeBfloat16),
+    // else, and for any geometry oneDNN refuses in bf16, float32 primitives between conversions.
     table.add("Convolution", [](const KernelSetup& setup, CpuDnnl& dnnl) -> std::unique_ptr<CpuKernel> {
+        if (bfloat16Convolution(setup)) {
+            try {
+                return std::make_unique<ConvKernel>(setup, dnnl, dnnl::algorithm::convolution_direct,
+                                                    convolutionGeometry(setup, memory::data_type::bf16));
+            } catch (const dnnl::error&) {
+            }
+        }
         return std::make_unique<ConvKernel>(setup, dnnl, dnnl::algorithm::convolution_direct,
                                             convolutionGeometry(setup));
     });
     table.add("Deconvolution", [](const KernelSetup& setup, CpuDnnl& dnnl) -> std::unique_ptr<CpuKernel> {
+        if (bfloat16Convolution(setup)) {
+            try {
+                return std::make_unique<DeconvKernel>(setup, dnnl, dnnl::algorithm::deconvolution_direct,
+                                                      deconvolutionGeometry(setup, memory::data_type::bf16));
+            } catch (const dnnl::error&) {
+            }
+        }
         return std::make_unique<DeconvKernel>(setup, dnnl, dnnl::algorithm::deconvolution_direct,
                                               deconvolutionGeometry(setup));
     });

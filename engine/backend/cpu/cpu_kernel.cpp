@@ -52,9 +52,8 @@ dnnl::memory dnnlMemory(const CpuArray& a, const dnnl::engine& engine) {
     return dnnl::memory(dnnlDesc(a.shape), engine, a.data);
 }
 
-dnnl::memory::desc nchwDesc(const Shape& shape) {
-    return dnnl::memory::desc(dnnl::memory::dims(shape.begin(), shape.end()), dnnl::memory::data_type::f32,
-                              dnnl::memory::format_tag::nchw);
+dnnl::memory::desc nchwDesc(const Shape& shape, dnnl::memory::data_type type) {
+    return dnnl::memory::desc(dnnl::memory::dims(shape.begin(), shape.end()), type, dnnl::memory::format_tag::nchw);
 }
 
 dnnl::memory::dims dnnlDims(const Pair& p) { return {p[0], p[1]}; }

@@ -133,7 +133,7 @@ void countStorageTypeKernel();  // the adapter's, once per such kernel
 dnnl::memory dnnlMemory(const CpuArray& a, const dnnl::engine& engine);
 dnnl::memory::desc dnnlDesc(const Shape& shape);
 // The same, tagged NCHW, for the primitives that want a 4-D data layout (convolution, pooling).
-dnnl::memory::desc nchwDesc(const Shape& shape);
+dnnl::memory::desc nchwDesc(const Shape& shape, dnnl::memory::data_type type = dnnl::memory::data_type::f32);
 // A 2-D attribute (stride, pad, ...) as oneDNN's dims.
 dnnl::memory::dims dnnlDims(const Pair& p);
 
