@@ -8,10 +8,6 @@
 //
 // The models of the issue come from tests/differential/onnx_execution_check.py (it exports them and
 // their inputs to /tmp/ams-onnx-models).
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,11 +21,11 @@
 #include "exec/onnx/onnx_runner.h"
 #include "formats/model_file.h"
 #include "formats/onnx_program.h"
+#include "reference_child.h"
 #include "train/calibration_inputs.h"
 
-extern char** environ;
-
 using namespace ampstudio;
+using ampstudio::bench::ReferenceChild;
 namespace fs = std::filesystem;
 
 namespace {
@@ -38,55 +34,6 @@ double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0.0 : v[v.size() / 2];
 }
-
-// The reference script as a child: a line to it runs ORT once; it answers the milliseconds.
-class OrtChild {
-public:
-    bool start(const std::string& python, const std::string& script, const std::string& model, const std::string& inputs) {
-        int in[2], out[2];
-        if (pipe(in) != 0 || pipe(out) != 0) return false;
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-        posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-        posix_spawn_file_actions_addclose(&actions, in[1]);
-        posix_spawn_file_actions_addclose(&actions, out[0]);
-        std::vector<std::string> args{python, script, model, inputs};
-        std::vector<char*> argv;
-        for (auto& a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        const int rc = posix_spawn(&m_pid, python.c_str(), &actions, nullptr, argv.data(), environ);
-        posix_spawn_file_actions_destroy(&actions);
-        close(in[0]);
-        close(out[1]);
-        if (rc != 0) return false;
-        m_to = fdopen(in[1], "w");
-        m_from = fdopen(out[0], "r");
-        char line[256];
-        if (!fgets(line, sizeof line, m_from) || std::strncmp(line, "ready", 5) != 0) return false;
-        m_version = std::string(line + 6);
-        if (!m_version.empty() && m_version.back() == '\n') m_version.pop_back();
-        return true;
-    }
-    double runOnce() {
-        std::fputs("run\n", m_to);
-        std::fflush(m_to);
-        char line[64];
-        return fgets(line, sizeof line, m_from) ? std::atof(line) : -1.0;
-    }
-    const std::string& version() const { return m_version; }
-    ~OrtChild() {
-        if (m_to) std::fclose(m_to);
-        if (m_from) std::fclose(m_from);
-        if (m_pid > 0) waitpid(m_pid, nullptr, 0);
-    }
-
-private:
-    pid_t m_pid = -1;
-    FILE* m_to = nullptr;
-    FILE* m_from = nullptr;
-    std::string m_version;
-};
 
 }  // namespace
 
@@ -105,23 +52,15 @@ int main(int argc, char** argv) {
         else if (key == "--label") label = argv[i + 1];
     }
     const fs::path source = fs::path(__FILE__).parent_path();
-    if (python.empty()) {
-        for (const char* venv : {".venv-torch", ".venv-ort"}) {
-            const fs::path p = source.parent_path() / "differential" / venv / "bin" / "python";
-            if (fs::exists(p)) {
-                python = p.string();
-                break;
-            }
-        }
-    }
+    if (python.empty()) python = ampstudio::bench::referencePython(source, {".venv-torch", ".venv-ort"});
     const auto program = onnxProgramOf(openModelFile(model));
     const OnnxRunner runner(program);
     // As `run --inputs` reads them: each array in the dtype its input declares.
     const std::map<std::string, HostTensor> inputs = onnxCalibrationInputs(*program, {.numpyFiles = {inputsFile}});
     std::string shapes;
     for (const auto& [name, t] : inputs) shapes += (shapes.empty() ? "" : " ") + name + dimsString(t.dims());
-    OrtChild ort;
-    const bool withOrt = !python.empty() && ort.start(python, (source / "onnx_runtime_reference.py").string(), model, inputsFile);
+    ReferenceChild ort;
+    const bool withOrt = !python.empty() && ort.start({python, (source / "onnx_runtime_reference.py").string(), model, inputsFile});
     runner.run(inputs);  // warm-up: oneDNN's primitive cache, the allocator
     std::vector<double> ours, theirs;
     // A pause before each side's run: both runtimes' worker threads spin for a while after their
@@ -135,7 +74,7 @@ int main(int argc, char** argv) {
         ours.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
         if (withOrt) {
             settle();
-            theirs.push_back(ort.runOnce());
+            theirs.push_back(ort.ask("run"));
         }
     }
     std::printf("# %s; %d interleaved rounds; %s\n", cpuBackendName().c_str(), rounds,
