@@ -77,24 +77,6 @@ float halfBitsToFloat(uint16_t bits) {
 
 // bfloat16 is the upper half of a float32 (same exponent range), so float32 -> bfloat16 is a rounding
 // of the low 16 bits; g++ 12 has no __bf16 arithmetic type, hence the bit form.
-uint16_t floatToBfloat16Bits(float value) {
-    const uint32_t bits = std::bit_cast<uint32_t>(value);
-    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) {
-        // NaN: truncating could clear every mantissa bit (giving infinity), so keep the upper
-        // payload and set the quiet bit, as IEEE conversions quiet a signalling NaN.
-        return static_cast<uint16_t>((bits >> 16) | 0x0040u);
-    }
-    // Round to nearest, ties to even: add just under half an ulp, plus one more when the kept
-    // part is odd. A carry out of the mantissa moves into the exponent, which is exactly the next
-    // representable value (and 0x7F80 = infinity past the largest finite value).
-    const uint32_t roundingBias = 0x7FFFu + ((bits >> 16) & 1u);
-    return static_cast<uint16_t>((bits + roundingBias) >> 16);
-}
-
-float bfloat16BitsToFloat(uint16_t bits) {
-    return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
-}
-
 namespace {
 
 void requireSameLength(std::size_t in, std::size_t out, const char* function) {

@@ -5,6 +5,7 @@
 // files and device buffers hold them. The span functions are the bulk form used by parameter casting
 // and the CPU backend; input and output must have the same length.
 
+#include <bit>
 #include <cstdint>
 #include <span>
 
@@ -13,8 +14,22 @@ namespace ampstudio {
 uint16_t floatToHalfBits(float value);
 float halfBitsToFloat(uint16_t bits);
 
-uint16_t floatToBfloat16Bits(float value);
-float bfloat16BitsToFloat(uint16_t bits);
+// Inline: the CPU kernels that compute on bfloat16 as stored call them per element in their loops.
+inline uint16_t floatToBfloat16Bits(float value) {
+    const uint32_t bits = std::bit_cast<uint32_t>(value);
+    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) {
+        // NaN: truncating could clear every mantissa bit (giving infinity), so keep the upper
+        // payload and set the quiet bit, as IEEE conversions quiet a signalling NaN.
+        return static_cast<uint16_t>((bits >> 16) | 0x0040u);
+    }
+    // Round to nearest, ties to even: add just under half an ulp, plus one more when the kept
+    // part is odd. A carry out of the mantissa moves into the exponent, which is exactly the next
+    // representable value (and 0x7F80 = infinity past the largest finite value).
+    const uint32_t roundingBias = 0x7FFFu + ((bits >> 16) & 1u);
+    return static_cast<uint16_t>((bits + roundingBias) >> 16);
+}
+
+inline float bfloat16BitsToFloat(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
 
 // Throw std::invalid_argument when the spans differ in length.
 void floatsToHalf(std::span<const float> in, std::span<uint16_t> out);

@@ -222,6 +222,29 @@ private slots:
         verifyLowPrecision(unaryCase(unaryRows()[static_cast<std::size_t>(row)]));
     }
 
+    // Activations read bfloat16 as stored and round each output once inside their loop: the same
+    // bits as converting to f32, computing, and rounding (the converting path's rule), both ways.
+    void activationBfloat16RoundsOncePerElement() {
+        for (const char* act : {"relu", "sigmoid", "tanh"}) {
+            OpCase c{"Activation", {{"act_type", act}}, {{5, 37}}};
+            OpRunner runner(c, DType::BF16, true);
+            const std::vector<float>& x = runner.input(0);  // already bf16 values
+            const auto y = runner.forward(true)[0];
+            std::vector<float> weights(y.size());
+            SeededRandom random(5);
+            for (float& w : weights) w = roundTo({float(random.uniform(-1.0, 1.0))}, DType::BF16)[0];
+            const auto g = runner.backward({weights}, true)[0];
+            for (std::size_t i = 0; i < x.size(); ++i) {
+                const std::string a = act;
+                const float f = a == "relu" ? std::max(x[i], 0.0f) : a == "sigmoid" ? 1.0f / (1.0f + std::exp(-x[i])) : std::tanh(x[i]);
+                QCOMPARE(y[i], roundTo({f}, DType::BF16)[0]);
+                const float yi = y[i];
+                const float df = a == "relu" ? (x[i] > 0.0f ? 1.0f : 0.0f) : a == "sigmoid" ? yi * (1.0f - yi) : 1.0f - yi * yi;
+                QCOMPARE(g[i], roundTo({weights[i] * df}, DType::BF16)[0]);
+            }
+        }
+    }
+
     void activationHandValues() {
         // relu, sigmoid(0) = 0.5, tanh(0) = 0, softrelu(0) = log 2, softsign(1) = 0.5.
         OpCase relu{"Activation", {{"act_type", "relu"}}, {{4}}};

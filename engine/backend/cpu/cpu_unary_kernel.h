@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backend/cpu/cpu_kernel.h"
+#include "tensor/float_convert.h"
 #include "tensor/parallel_for.h"
 
 namespace ampstudio::cpu {
@@ -38,36 +39,70 @@ struct SoftSign {
     }
 };
 
-// y = f(x); backward gx = dy * df(x, y).
+// Element i of a view as float32: a float32 view, or bfloat16 as stored (CpuArray::dtype).
+inline float loadElement(const CpuArray& a, int64_t i) {
+    return a.dtype == DType::BF16 ? bfloat16BitsToFloat(reinterpret_cast<const uint16_t*>(a.data)[i]) : a.data[i];
+}
+inline void storeElement(const CpuArray& a, int64_t i, float v) {
+    if (a.dtype == DType::BF16) {
+        reinterpret_cast<uint16_t*>(a.data)[i] = floatToBfloat16Bits(v);
+    } else {
+        a.data[i] = v;
+    }
+}
+
+// y = f(x); backward gx = dy * df(x, y). It computes in storage types: bfloat16 is read and rounded
+// per element inside the loop (f32 arithmetic, one rounding per output, as the converting path),
+// one pass over memory instead of a conversion pass before and after; float32 runs the plain loops.
+template <typename F>
+class UnaryCpuKernel final : public CpuKernel {
+public:
+    explicit UnaryCpuKernel(F fn) : m_fn(fn) {}
+
+    bool computesInStorageTypes() const override { return true; }
+
+    void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        const CpuArray& x = in[0];
+        const CpuArray& y = out[0];
+        const F fn = m_fn;
+        if (x.dtype == DType::F32 && y.dtype == DType::F32) {
+            parallelFor(x.size(), [&](int64_t b, int64_t e) {
+#pragma omp simd
+                for (int64_t i = b; i < e; ++i) y.data[i] = fn.f(x.data[i]);
+            });
+            return;
+        }
+        parallelFor(x.size(), [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) storeElement(y, i, fn.f(loadElement(x, i)));
+        });
+    }
+
+    void backward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        if (!inGrad[0].defined()) return;
+        const CpuArray &x = in[0], &y = out[0], &dy = outGrad[0], &g = inGrad[0];
+        const F fn = m_fn;
+        if (x.dtype == DType::F32 && y.dtype == DType::F32 && dy.dtype == DType::F32 && g.dtype == DType::F32) {
+            parallelFor(x.size(), [&](int64_t b, int64_t e) {
+#pragma omp simd
+                for (int64_t i = b; i < e; ++i) g.data[i] = dy.data[i] * fn.df(x.data[i], y.data[i]);
+            });
+            return;
+        }
+        parallelFor(x.size(), [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) {
+                storeElement(g, i, loadElement(dy, i) * fn.df(loadElement(x, i), loadElement(y, i)));
+            }
+        });
+    }
+
+private:
+    F m_fn;
+};
+
 template <typename F>
 std::unique_ptr<CpuKernel> unaryKernel(F fn) {
-    return makeLambdaKernel(
-        [fn](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
-            const float* x = in[0].data;
-            float* y = out[0].data;
-            parallelFor(in[0].size(), [&](int64_t b, int64_t e) {
-#pragma omp simd
-                for (int64_t i = b; i < e; ++i) {
-                    y[i] = fn.f(x[i]);
-                }
-            });
-        },
-        [fn](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out,
-             std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) {
-            if (!inGrad[0].defined()) {
-                return;
-            }
-            const float* x = in[0].data;
-            const float* y = out[0].data;
-            const float* dy = outGrad[0].data;
-            float* g = inGrad[0].data;
-            parallelFor(in[0].size(), [&](int64_t b, int64_t e) {
-#pragma omp simd
-                for (int64_t i = b; i < e; ++i) {
-                    g[i] = dy[i] * fn.df(x[i], y[i]);
-                }
-            });
-        });
+    return std::make_unique<UnaryCpuKernel<F>>(fn);
 }
 
 }  // namespace ampstudio::cpu
