@@ -96,6 +96,46 @@ ConvGeometry deconvolutionGeometry(const KernelSetup& setup, memory::data_type t
     return g;
 }
 
+// A tensor stored plain (NCHW, oihw ...) as a primitive wants it: the tensor's own memory when the
+// layouts agree, else a buffer of the primitive's layout that a reorder fills (an input) or empties
+// (an output). The native bf16 path lets oneDNN choose its layouts (format `any`: the blocked ones
+// its bf16 kernels run on); float32 keeps the plain ones, so there nothing is reordered.
+class Staged {
+public:
+    memory in(dnnl::stream& stream, const memory::desc& wanted, const memory::desc& plain, void* data) {
+        memory stored(plain, stream.get_engine(), data);
+        if (wanted == plain) return stored;
+        dnnl::reorder(stored, buffer(stream, wanted)).execute(stream, stored, m_buffer);
+        return m_buffer;
+    }
+    memory out(dnnl::stream& stream, const memory::desc& wanted, const memory::desc& plain, void* data) {
+        m_target = memory(plain, stream.get_engine(), data);
+        return wanted == plain ? m_target : buffer(stream, wanted);
+    }
+    // After the primitive ran: the buffer into the tensor, where out() handed a buffer.
+    void finish(dnnl::stream& stream) {
+        if (m_target && m_buffer && m_target.get_desc() != m_buffer.get_desc() && m_handedBuffer) {
+            dnnl::reorder(m_buffer, m_target).execute(stream, m_buffer, m_target);
+        }
+        m_target = memory();
+        m_handedBuffer = false;
+    }
+
+private:
+    memory& buffer(dnnl::stream& stream, const memory::desc& wanted) {
+        if (!m_buffer || m_buffer.get_desc() != wanted) m_buffer = memory(wanted, stream.get_engine());
+        m_handedBuffer = true;
+        return m_buffer;
+    }
+
+    memory m_buffer, m_target;
+    bool m_handedBuffer = false;
+};
+
+memory::desc anyLayout(const memory::desc& d) {
+    return d.is_zero() ? d : memory::desc(d.dims(), d.data_type(), memory::format_tag::any);
+}
+
 // Convolution and Deconvolution differ only in their oneDNN primitive types and algorithm:
 // data (0), weight (1), optional bias (2) -> output (0).
 template <typename Forward, typename BackwardData, typename BackwardWeights>
@@ -105,13 +145,6 @@ public:
         : m_g(g), m_algorithm(algorithm) {
         const auto& eng = dnnl.engine;
         try {
-            const typename Forward::primitive_desc fwd(
-                typename Forward::desc(dnnl::prop_kind::forward_training, algorithm, g.src, g.weights, g.bias, g.dst,
-                                       g.strides, g.dilates, g.padL, g.padR),
-                eng);
-            m_forward = Forward(fwd);
-            m_forwardHint = fwd;
-            m_backwardData = backwardData(eng, g.src);
             // The native path computes the weight and bias gradients in f32 and rounds them once.
             m_gradWeights = g.weights;
             m_gradBias = g.bias;
@@ -119,10 +152,18 @@ public:
                 m_gradWeights = memory::desc(g.weights.dims(), kF32, weightStrides());
                 if (g.hasBias) m_gradBias = memory::desc({g.filters}, kF32, memory::format_tag::x);
             }
-            m_backwardWeights = BackwardWeights(typename BackwardWeights::primitive_desc(
-                typename BackwardWeights::desc(algorithm, g.src, m_gradWeights, m_gradBias, g.dst, g.strides, g.dilates,
-                                               g.padL, g.padR),
-                eng, fwd));
+            m_forwardPd = typename Forward::primitive_desc(
+                typename Forward::desc(dnnl::prop_kind::forward_training, algorithm, chosen(g.src), chosen(g.weights),
+                                       g.bias, chosen(g.dst), g.strides, g.dilates, g.padL, g.padR),
+                eng);
+            m_forward = Forward(m_forwardPd);
+            m_backwardDataPd = backwardData(eng, g.src);
+            m_backwardData = BackwardData(m_backwardDataPd);
+            m_backwardWeightsPd = typename BackwardWeights::primitive_desc(
+                typename BackwardWeights::desc(algorithm, chosen(g.src), chosen(m_gradWeights), m_gradBias, chosen(g.dst),
+                                               g.strides, g.dilates, g.padL, g.padR),
+                eng, m_forwardPd);
+            m_backwardWeights = BackwardWeights(m_backwardWeightsPd);
         } catch (const dnnl::error& e) {
             if (storage()) throw;  // the factory falls back to the converting path
             dnnlFailure(setup.node, e);
@@ -132,31 +173,37 @@ public:
     bool computesInStorageTypes() const override { return storage(); }
 
     void forward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
-        const auto& eng = ctx.dnnl.engine;
-        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(m_g.src, eng, in[0].data)},
-                                             {DNNL_ARG_WEIGHTS, memory(m_g.weights, eng, in[1].data)},
-                                             {DNNL_ARG_DST, memory(m_g.dst, eng, out[0].data)}};
+        dnnl::stream& s = ctx.dnnl.stream;
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, m_src.in(s, m_forwardPd.src_desc(), m_g.src, in[0].data)},
+                                             {DNNL_ARG_WEIGHTS, m_weights.in(s, m_forwardPd.weights_desc(), m_g.weights, in[1].data)},
+                                             {DNNL_ARG_DST, m_dst.out(s, m_forwardPd.dst_desc(), m_g.dst, out[0].data)}};
         if (m_g.hasBias) {
-            args.emplace(DNNL_ARG_BIAS, memory(m_g.bias, eng, in[2].data));
+            args.emplace(DNNL_ARG_BIAS, memory(m_g.bias, s.get_engine(), in[2].data));
         }
-        m_forward.execute(ctx.dnnl.stream, args);
-        ctx.dnnl.stream.wait();
+        m_forward.execute(s, args);
+        m_dst.finish(s);
+        s.wait();
     }
 
     void backward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray>,
                   std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
-        const auto& eng = ctx.dnnl.engine;
+        dnnl::stream& s = ctx.dnnl.stream;
+        const auto& eng = s.get_engine();
         if (outGrad[0].dtype != in[0].dtype) throw std::logic_error("Convolution: the output gradient's dtype is not the data's");
-        const memory dy(m_g.dst, eng, outGrad[0].data);
         if (inGrad[0].defined()) {
             // The data gradient in its dtype: bf16 written in place, or the adapter's f32 scratch to add.
             const bool f32 = inGrad[0].dtype == DType::F32 && storage();
             const memory::desc dx = f32 ? memory::desc(m_g.src.dims(), kF32, memory::format_tag::nchw) : m_g.src;
-            if (f32 && !m_backwardDataF32) m_backwardDataF32 = backwardData(eng, dx);
+            if (f32 && !m_backwardDataF32) {
+                m_backwardDataF32Pd = backwardData(eng, dx);
+                m_backwardDataF32 = BackwardData(m_backwardDataF32Pd);
+            }
+            const auto& pd = f32 ? m_backwardDataF32Pd : m_backwardDataPd;
             (f32 ? m_backwardDataF32 : m_backwardData)
-                .execute(ctx.dnnl.stream, {{DNNL_ARG_DIFF_DST, dy},
-                                           {DNNL_ARG_WEIGHTS, memory(m_g.weights, eng, in[1].data)},
-                                           {DNNL_ARG_DIFF_SRC, memory(dx, eng, inGrad[0].data)}});
+                .execute(s, {{DNNL_ARG_DIFF_DST, m_dy.in(s, pd.diff_dst_desc(), m_g.dst, outGrad[0].data)},
+                             {DNNL_ARG_WEIGHTS, m_weightsForData.in(s, pd.weights_desc(), m_g.weights, in[1].data)},
+                             {DNNL_ARG_DIFF_SRC, m_dx.out(s, pd.diff_src_desc(), dx, inGrad[0].data)}});
+            m_dx.finish(s);
         }
         const bool wantWeight = inGrad[1].defined();
         const bool wantBias = m_g.hasBias && inGrad[2].defined();
@@ -165,21 +212,22 @@ public:
             // native path's f32 gradient before it is written in its tensor's dtype.
             const bool weightDirect = wantWeight && (!storage() || inGrad[1].dtype == DType::F32);
             float* dw = weightDirect ? inGrad[1].data : scratch(m_weightScratch, m_g.weightSize);
-            std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(m_g.src, eng, in[0].data)},
-                                                 {DNNL_ARG_DIFF_DST, dy},
-                                                 {DNNL_ARG_DIFF_WEIGHTS, memory(m_gradWeights, eng, dw)}};
+            const auto& pd = m_backwardWeightsPd;
+            std::unordered_map<int, memory> args{{DNNL_ARG_SRC, m_srcForWeights.in(s, pd.src_desc(), m_g.src, in[0].data)},
+                                                 {DNNL_ARG_DIFF_DST, m_dyForWeights.in(s, pd.diff_dst_desc(), m_g.dst, outGrad[0].data)},
+                                                 {DNNL_ARG_DIFF_WEIGHTS, m_dw.out(s, pd.diff_weights_desc(), m_gradWeights, dw)}};
             const bool biasDirect = wantBias && (!storage() || inGrad[2].dtype == DType::F32);
-            float* db = nullptr;
             if (m_g.hasBias) {
-                db = biasDirect ? inGrad[2].data : scratch(m_biasScratch, m_g.filters);
+                float* db = biasDirect ? inGrad[2].data : scratch(m_biasScratch, m_g.filters);
                 args.emplace(DNNL_ARG_DIFF_BIAS, memory(m_gradBias, eng, db));
             }
-            m_backwardWeights.execute(ctx.dnnl.stream, args);
-            ctx.dnnl.stream.wait();
+            m_backwardWeights.execute(s, args);
+            m_dw.finish(s);
+            s.wait();
             if (wantWeight && !weightDirect) round(m_weightScratch, inGrad[1]);
             if (wantBias && !biasDirect) round(m_biasScratch, inGrad[2]);
         }
-        ctx.dnnl.stream.wait();
+        s.wait();
     }
 
 private:
@@ -195,26 +243,33 @@ private:
 
     bool storage() const { return m_g.type == memory::data_type::bf16; }
 
+    // The layout a primitive is asked for: oneDNN's choice on the native path, the stored one else.
+    memory::desc chosen(const memory::desc& plain) const { return storage() ? anyLayout(plain) : plain; }
+
     // The weights' strides (the same layout in f32 for the native path's f32 gradient).
     Dims weightStrides() const {
         const auto& blocking = m_g.weights.data.format_desc.blocking;
         return Dims(blocking.strides, blocking.strides + m_g.weights.data.ndims);
     }
 
-    BackwardData backwardData(const dnnl::engine& eng, const memory::desc& diffSrc) const {
-        return BackwardData(typename BackwardData::primitive_desc(
-            typename BackwardData::desc(m_algorithm, diffSrc, m_g.weights, m_g.dst, m_g.strides, m_g.dilates, m_g.padL,
-                                        m_g.padR),
-            eng, m_forwardHint));
+    typename BackwardData::primitive_desc backwardData(const dnnl::engine& eng, const memory::desc& diffSrc) const {
+        return typename BackwardData::primitive_desc(
+            typename BackwardData::desc(m_algorithm, chosen(diffSrc), chosen(m_g.weights), chosen(m_g.dst), m_g.strides,
+                                        m_g.dilates, m_g.padL, m_g.padR),
+            eng, m_forwardPd);
     }
 
     ConvGeometry m_g;
     dnnl::algorithm m_algorithm;
-    typename Forward::primitive_desc m_forwardHint;
     memory::desc m_gradWeights, m_gradBias;
+    typename Forward::primitive_desc m_forwardPd;
+    typename BackwardData::primitive_desc m_backwardDataPd, m_backwardDataF32Pd;
+    typename BackwardWeights::primitive_desc m_backwardWeightsPd;
     Forward m_forward;
     BackwardData m_backwardData, m_backwardDataF32;
     BackwardWeights m_backwardWeights;
+    // One per primitive argument: the layouts each primitive wants may differ, and a buffer is kept.
+    Staged m_src, m_weights, m_dst, m_dy, m_weightsForData, m_dx, m_srcForWeights, m_dyForWeights, m_dw;
     std::vector<float> m_weightScratch, m_biasScratch;
 };
 

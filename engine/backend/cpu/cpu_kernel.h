@@ -24,6 +24,7 @@
 
 #include "backend/backend.h"
 #include "backend/kernel_params.h"
+#include "tensor/float_convert.h"
 #include "ops/op_attrs.h"
 
 namespace ampstudio {
@@ -54,6 +55,18 @@ struct CpuContext {
         return exec.lossScaleTensor.defined() ? *exec.lossScaleTensor.data<float>() : exec.lossScale;
     }
 };
+
+// Element i of a view as float32: a float32 view, or bfloat16 as stored (CpuArray::dtype).
+inline float loadElement(const CpuArray& a, int64_t i) {
+    return a.dtype == DType::BF16 ? bfloat16BitsToFloat(reinterpret_cast<const uint16_t*>(a.data)[i]) : a.data[i];
+}
+inline void storeElement(const CpuArray& a, int64_t i, float v) {
+    if (a.dtype == DType::BF16) {
+        reinterpret_cast<uint16_t*>(a.data)[i] = floatToBfloat16Bits(v);
+    } else {
+        a.data[i] = v;
+    }
+}
 
 class CpuKernel {
 public:

@@ -39,18 +39,6 @@ struct SoftSign {
     }
 };
 
-// Element i of a view as float32: a float32 view, or bfloat16 as stored (CpuArray::dtype).
-inline float loadElement(const CpuArray& a, int64_t i) {
-    return a.dtype == DType::BF16 ? bfloat16BitsToFloat(reinterpret_cast<const uint16_t*>(a.data)[i]) : a.data[i];
-}
-inline void storeElement(const CpuArray& a, int64_t i, float v) {
-    if (a.dtype == DType::BF16) {
-        reinterpret_cast<uint16_t*>(a.data)[i] = floatToBfloat16Bits(v);
-    } else {
-        a.data[i] = v;
-    }
-}
-
 // y = f(x); backward gx = dy * df(x, y). It computes in storage types: bfloat16 is read and rounded
 // per element inside the loop (f32 arithmetic, one rounding per output, as the converting path),
 // one pass over memory instead of a conversion pass before and after; float32 runs the plain loops.
