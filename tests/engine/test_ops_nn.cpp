@@ -223,6 +223,15 @@ private slots:
         QVERIFY2(d >= 0.0 && d <= 1.0 / 128, qPrintable(QString::number(d)));
     }
 
+    // A non-overlapping max pool is exact in bfloat16; on a CPU with native bf16 it runs oneDNN's
+    // bf16 primitives on the stored tensors and must give the converting path's very bits.
+    void maxPoolingNativeBfloat16IsExact() {
+        if (!cpuNativeBfloat16()) QSKIP("no AVX512_BF16 or AMX here: bfloat16 converts around float32 kernels");
+        OpCase c{"Pooling", {{"pool_type", "max"}, {"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}, {{2, 3, 8, 6}}};
+        c.gradOutputs = 1;
+        QCOMPARE(nativeBfloat16Difference(c), 0.0);
+    }
+
     void convolutionRejects_data() {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");

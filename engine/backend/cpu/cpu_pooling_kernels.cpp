@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_kernel.h"
+#include "tensor/float_convert.h"
 
 namespace ampstudio {
 
@@ -21,6 +22,10 @@ using Dims = memory::dims;
 // clipped to the padded input, (min(start + k, H + p) - start) per dim, which differs from
 // oneDNN's fixed k only where pooling_convention=full lets a window run past the padding; sum is
 // that average times k. The factor is separable, one per output row and one per column.
+//
+// A max pool whose windows do not overlap (stride >= kernel) is exact in bfloat16 both ways (the
+// forward picks a stored value, the backward routes each gradient to one place): on a CPU with
+// native bf16 (cpuNativeBfloat16) such a pool runs oneDNN's bf16 primitives on the stored tensors.
 class PoolingKernel final : public CpuKernel {
 public:
     PoolingKernel(const KernelSetup& setup, CpuDnnl& dnnl) {
@@ -48,8 +53,12 @@ public:
                        !std::all_of(m_colScale.begin(), m_colScale.end(), one);
         }
         m_planes = data[0] * data[1];
-        m_src = nchwDesc(data);
-        m_dst = nchwDesc(outShape);
+        m_bf16 = m_max && cpuNativeBfloat16() && strides[0] >= kernel[0] && strides[1] >= kernel[1] &&
+                 setup.inTypes[0] == DType::BF16 &&
+                 std::all_of(setup.outTypes.begin(), setup.outTypes.end(), [](DType t) { return t == DType::BF16; });
+        const auto type = m_bf16 ? memory::data_type::bf16 : memory::data_type::f32;
+        m_src = nchwDesc(data, type);
+        m_dst = nchwDesc(outShape, type);
         const auto& eng = dnnl.engine;
         try {
             const dnnl::pooling_forward::primitive_desc fwd(
@@ -81,9 +90,11 @@ public:
         }
         // MXNet's hidden workspace output of a max pool: nothing reads it; it holds the output.
         for (std::size_t k = 1; k < out.size(); ++k) {
-            std::memcpy(out[k].data, out[0].data, static_cast<std::size_t>(out[0].size()) * sizeof(float));
+            std::memcpy(out[k].data, out[0].data, static_cast<std::size_t>(out[0].size()) * dtypeSize(out[0].dtype));
         }
     }
+
+    bool computesInStorageTypes() const override { return m_bf16; }
 
     void backward(const CpuContext& ctx, std::span<const CpuArray>, std::span<const CpuArray>,
                   std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
@@ -97,13 +108,19 @@ public:
             rescale(dy, m_scaledGrad.data());
             dy = m_scaledGrad.data();
         }
+        // A bf16 gradient the adapter adds to arrives as an f32 scratch: computed in bf16 (exact here)
+        // into a buffer, then widened.
+        const bool widen = m_bf16 && inGrad[0].dtype == DType::F32;
+        if (widen) m_bf16Grad.resize(static_cast<std::size_t>(inGrad[0].size()));
+        void* dx = widen ? static_cast<void*>(m_bf16Grad.data()) : static_cast<void*>(inGrad[0].data);
         std::unordered_map<int, memory> args{{DNNL_ARG_DIFF_DST, memory(m_dst, eng, dy)},
-                                             {DNNL_ARG_DIFF_SRC, memory(m_src, eng, inGrad[0].data)}};
+                                             {DNNL_ARG_DIFF_SRC, memory(m_src, eng, dx)}};
         if (m_max) {
             args.emplace(DNNL_ARG_WORKSPACE, m_workspace);
         }
         m_backward.execute(ctx.dnnl.stream, args);
         ctx.dnnl.stream.wait();
+        if (widen) bfloat16ToFloats(m_bf16Grad, inGrad[0].span());
     }
 
 private:
@@ -131,7 +148,8 @@ private:
         }
     }
 
-    bool m_max = false, m_scaled = false;
+    bool m_max = false, m_scaled = false, m_bf16 = false;
+    std::vector<uint16_t> m_bf16Grad;
     int64_t m_planes = 0;
     std::vector<float> m_rowScale, m_colScale, m_scaledGrad;
     memory::desc m_src, m_dst;
