@@ -133,7 +133,8 @@ std::unique_ptr<CpuKernel> makeLambdaKernel(Forward f, Backward b) {
 }
 
 // Whether bfloat16 ops run on oneDNN's native bf16 primitives here: the CPU has AVX512_BF16 or AMX
-// (oneDNN's ISA avx512_core_bf16 or avx512_core_amx) and setCpuNativeBfloat16(false) was not called.
+// (oneDNN's ISA avx512_core_bf16 or avx512_core_amx), the environment does not say
+// AMS_CPU_NATIVE_BF16=0, and setCpuNativeBfloat16(false) was not called.
 // Elsewhere they convert around float32 kernels (cpu_op_adapter.h). Read when a kernel is made.
 bool cpuNativeBfloat16();
 // Tests and benchmarks run both paths on one machine; the product never turns it off.
