@@ -19,6 +19,7 @@
 #include "formats/model_file.h"
 #include "formats/onnx_program.h"
 #include "onnx_test_models.h"
+#include "tensor/seeded_random.h"
 #include "tensor/float_convert.h"
 
 using namespace ampstudio;
@@ -311,6 +312,63 @@ private slots:
 
     // float16 ops compute in float32 and round once on store: Add then Mul in float16 differ from
     // the same in float32 rounded at the end exactly as two roundings do.
+    // A run that keeps no values fuses a Conv's lone Relu into it and leaves values only Convs read in
+    // oneDNN's layout (planLayouts): the same outputs, bit for bit, as a run that keeps every value
+    // (and so neither fuses nor keeps a layout); a value a non-Conv also reads is stored plain.
+    void convolutionChainsFuseAndKeepTheirLayout() {
+        onnx::GraphProto g;
+        addValue(g.mutable_input(), "x", {1, 16, 12, 12});
+        addValue(g.mutable_output(), "y", {1, 16, 12, 12});
+        addValue(g.mutable_output(), "z", {1, 32, 12, 12});
+        SeededRandom random(3);
+        const auto weights = [&](const std::string& name, std::vector<int64_t> dims) {
+            onnx::TensorProto* t = g.add_initializer();
+            t->set_name(name);
+            t->set_data_type(onnx::TensorProto::FLOAT);
+            int64_t n = 1;
+            for (const int64_t d : dims) {
+                t->add_dims(d);
+                n *= d;
+            }
+            for (int64_t i = 0; i < n; ++i) t->add_float_data(float(random.uniform01() - 0.5) * 0.3f);
+        };
+        weights("w1", {32, 16, 3, 3});
+        weights("w2", {32, 32, 1, 1});
+        weights("w3", {16, 32, 3, 3});
+        weights("b1", {32});
+        const auto pads = [](onnx::NodeProto* n) {
+            auto* a = n->add_attribute();
+            a->set_name("pads");
+            a->set_type(onnx::AttributeProto::INTS);
+            for (int k = 0; k < 4; ++k) a->add_ints(1);
+        };
+        pads(addNode(&g, "Conv", "c1", {"x", "w1", "b1"}, {"h1"}));
+        addNode(&g, "Relu", "r1", {"h1"}, {"a1"});            // fused into c1; a1 read by c2 only
+        addNode(&g, "Conv", "c2", {"a1", "w2"}, {"h2"});       // h2 read by c3 and Relu r2: plain
+        pads(addNode(&g, "Conv", "c3", {"h2", "w3"}, {"h3"}));
+        addNode(&g, "Relu", "r2", {"h2"}, {"z"});
+        addNode(&g, "Add", "add", {"h3", "x"}, {"y"});
+        const auto program = programOf(g);
+        const std::vector<OnnxNodePlan> plan = planLayouts(program->graph);
+        QCOMPARE(plan.size(), std::size_t(6));
+        QVERIFY(plan[0].fusedRelu && plan[0].output0 == "a1" && plan[0].outputMayStayBlocked);
+        QVERIFY(plan[1].skip);
+        QVERIFY(plan[2].readsBlocked && !plan[2].outputMayStayBlocked && !plan[2].fusedRelu);
+        QVERIFY(!plan[3].outputMayStayBlocked);  // h3 is read by Add
+        std::vector<float> xs(16 * 144);
+        for (float& v : xs) v = float(random.uniform01() - 0.5);
+        const std::map<std::string, HostTensor> inputs{{"x", HostTensor::fromFloats(xs, {1, 16, 12, 12})}};
+        const OnnxRunner runner(program);
+        const OnnxRunResult planned = runner.run(inputs);
+        const OnnxRunResult kept = runner.run(inputs, true);
+        QCOMPARE(planned.nodesRun, std::size_t(5));  // the fused Relu does not run on its own
+        for (std::size_t o = 0; o < 2; ++o) {
+            QCOMPARE(planned.outputs[o].first, kept.outputs[o].first);
+            QVERIFY(planned.outputs[o].second.floats() == kept.outputs[o].second.floats());
+        }
+        QVERIFY(kept.values.contains("h1"));  // a run that keeps values computes h1 apart
+    }
+
     void float16OpsRoundEachOutputOnce() {
         onnx::GraphProto g;
         addValue(g.mutable_input(), "a", {4}, onnx::TensorProto::FLOAT16);

@@ -22,6 +22,15 @@ struct Dnnl {
     dnnl::stream stream{engine};
 };
 
+}  // namespace
+
+// A float32 value in the layout a convolution chose (onnx_ops.h).
+struct OnnxBlockedValue {
+    memory value;
+};
+
+namespace {
+
 Dnnl& dnnlContext() {
     static thread_local Dnnl d;  // streams are not shared between threads (the GUI's worker, tests)
     return d;
@@ -261,34 +270,50 @@ void conv(OnnxKernelContext& ctx) {
         const auto any = [](const memory::desc& m) { return memory::desc(m.dims(), kF32, memory::format_tag::any); };
         // Made once per geometry (a model's convolutions run with the same shapes run after run).
         std::string key = dimsString(x.dims()) + dimsString(wd) + dimsString(w.strides) + dimsString(w.dilations) +
-                          dimsString(w.padBegin) + dimsString(w.padEnd) + (hasBias ? "b" : "");
+                          dimsString(w.padBegin) + dimsString(w.padEnd) + (hasBias ? "b" : "") + (ctx.fusedRelu ? "r" : "");
         static thread_local std::unordered_map<std::string, std::pair<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>> made;
         auto found = made.find(key);
         if (found == made.end()) {
+            dnnl::primitive_attr attr;
+            if (ctx.fusedRelu) {  // the Relu that alone reads the output, as a post-op (the runner's plan)
+                dnnl::post_ops ops;
+                ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+                attr.set_post_ops(ops);
+            }
             const dnnl::convolution_forward::primitive_desc made_pd(
                 dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, any(src),
                                                 any(weights), bias, any(dst), memory::dims(w.strides.begin(), w.strides.end()), dil,
                                                 memory::dims(w.padBegin.begin(), w.padBegin.end()),
                                                 memory::dims(w.padEnd.begin(), w.padEnd.end())),
-                d.engine);
+                attr, d.engine);
             if (made.size() > 4096) made.clear();
             found = made.emplace(std::move(key), std::make_pair(made_pd, dnnl::convolution_forward(made_pd))).first;
         }
         const dnnl::convolution_forward::primitive_desc& pd = found->second.first;
-        memory srcPlain(src, d.engine, const_cast<float*>(x.data<float>()));
-        memory srcMem = srcPlain;
-        if (pd.src_desc() != src) {
-            srcMem = memory(pd.src_desc(), d.engine);
-            dnnl::reorder(srcPlain, srcMem).execute(d.stream, srcPlain, srcMem);
+        // The data: as stored, or as the previous convolution left it (the runner's plan), reordered
+        // only where this primitive wants another layout.
+        const OnnxBlockedValue* blocked = ctx.blockedInputs.empty() ? nullptr : ctx.blockedInputs[0].get();
+        memory srcMem = blocked ? blocked->value : memory(src, d.engine, const_cast<float*>(x.data<float>()));
+        if (pd.src_desc() != srcMem.get_desc()) {
+            memory wanted(pd.src_desc(), d.engine);
+            dnnl::reorder(srcMem, wanted).execute(d.stream, srcMem, wanted);
+            srcMem = wanted;
         }
-        memory dstPlain(dst, d.engine, y.mutableData<float>());
+        // The output stays in the primitive's layout where only convolutions read it and it needs no
+        // rounding (a float32 model); else it is written plain.
+        const bool keepBlocked = ctx.outputMayStayBlocked && ctx.storeAs[0] == DType::F32 && pd.dst_desc() != dst;
+        memory dstPlain = keepBlocked ? memory() : memory(dst, d.engine, y.mutableData<float>());
         memory dstMem = pd.dst_desc() == dst ? dstPlain : memory(pd.dst_desc(), d.engine);
         std::unordered_map<int, memory> args{{DNNL_ARG_SRC, srcMem},
                                              {DNNL_ARG_WEIGHTS, weightsFor(d, wt, weights, pd.weights_desc())},
                                              {DNNL_ARG_DST, dstMem}};
         if (hasBias) args.emplace(DNNL_ARG_BIAS, memory(bias, d.engine, const_cast<float*>(ctx.input(2).data<float>())));
         found->second.second.execute(d.stream, args);
-        if (pd.dst_desc() != dst) dnnl::reorder(dstMem, dstPlain).execute(d.stream, dstMem, dstPlain);
+        if (keepBlocked) {
+            ctx.blockedOutput = std::make_shared<OnnxBlockedValue>(OnnxBlockedValue{dstMem});
+        } else if (pd.dst_desc() != dst) {
+            dnnl::reorder(dstMem, dstPlain).execute(d.stream, dstMem, dstPlain);
+        }
         d.stream.wait();
     });
     ctx.setOutput(0, std::move(y));

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -44,6 +45,11 @@ public:
     using OnnxRunError::OnnxRunError;
 };
 
+// A float32 value a layout-aware kernel (Conv) left in oneDNN's layout for the next one: the runner
+// keeps it beside the value (whose HostTensor then only carries the dims) when every reader of the
+// value is such a kernel (onnx_runner.cpp). Defined in onnx_nn_ops.cpp, opaque elsewhere.
+struct OnnxBlockedValue;
+
 class OnnxKernelContext {
 public:
     const OnnxProgramNode& node;
@@ -51,6 +57,14 @@ public:
     std::vector<const HostTensor*> inputs;  // per node input; nullptr where omitted ("")
     std::vector<HostTensor> outputs;        // per node output, made by the kernel
     std::vector<DType> storeAs;             // per output: the dtype a float32 output is rounded to
+    // Set by the runner for a layout-aware kernel (Conv): per input, its value in oneDNN's layout
+    // where it is kept so (its HostTensor then holds the dims but no values); whether output 0 may
+    // stay so (every reader is such a kernel), and the kernel's value there when it did; and a Relu
+    // that read output 0 alone, fused into the kernel (the output is then the Relu's).
+    std::vector<std::shared_ptr<const OnnxBlockedValue>> blockedInputs;
+    bool outputMayStayBlocked = false;
+    std::shared_ptr<const OnnxBlockedValue> blockedOutput;
+    bool fusedRelu = false;
     // Runs a nested graph (If / Loop bodies) with `arguments` as its inputs; returns its outputs.
     std::function<std::vector<HostTensor>(const OnnxGraphProgram&, std::vector<HostTensor> arguments)> runGraph;
 

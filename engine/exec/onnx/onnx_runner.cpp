@@ -52,6 +52,9 @@ void outerReads(const OnnxGraphProgram& graph, std::unordered_set<std::string>& 
 
 struct Scope {
     std::unordered_map<std::string, HostTensor> values;
+    // Values a Conv left in oneDNN's layout for the Convs that read them (the main graph's, when the
+    // run keeps no values): their HostTensor in `values` carries the dims only.
+    std::unordered_map<std::string, std::shared_ptr<const OnnxBlockedValue>> blocked;
     const Scope* parent = nullptr;
 
     const HostTensor* find(const std::string& name) const {
@@ -126,18 +129,25 @@ public:
 
     // Runs `graph`'s nodes in `scope` (its inputs and initializers already there).
     // `reuse` with `signatures` (the main graph's only): a node whose outputs are all there is not run.
+    // `plan` (the main graph's, for a run that keeps no values): fusions and layouts per node.
     void nodes(const OnnxGraphProgram& graph, Scope& scope, const std::vector<std::vector<std::string>>* lastUses,
                bool keep, const OnnxReusableValues* reuse = nullptr, const OnnxSignatures* signatures = nullptr,
-               OnnxRunResult* counts = nullptr) const {
+               OnnxRunResult* counts = nullptr, const std::vector<OnnxNodePlan>* plan = nullptr) const {
         for (std::size_t k = 0; k < graph.nodes.size(); ++k) {
-            if (reuse && reused(graph.nodes[k], scope, *reuse, *signatures)) {
+            const OnnxNodePlan* p = plan ? &(*plan)[k] : nullptr;
+            if (p && p->skip) {
+                // a Relu that runs inside the Conv before it
+            } else if (reuse && reused(graph.nodes[k], scope, *reuse, *signatures)) {
                 if (counts) ++counts->nodesReused;
             } else {
-                node(graph.nodes[k], scope);
+                node(graph.nodes[k], scope, p);
                 if (counts) ++counts->nodesRun;
             }
             if (lastUses && !keep) {
-                for (const std::string& name : (*lastUses)[k]) scope.values.erase(name);
+                for (const std::string& name : (*lastUses)[k]) {
+                    scope.values.erase(name);
+                    scope.blocked.erase(name);
+                }
             }
         }
     }
@@ -178,7 +188,7 @@ public:
         return true;
     }
 
-    void node(const OnnxProgramNode& n, Scope& scope) const {
+    void node(const OnnxProgramNode& n, Scope& scope, const OnnxNodePlan* plan = nullptr) const {
         const OnnxOpDef* def = findOnnxOp(n.op);
         const auto domainEnd = n.op.rfind('.');
         const std::string domain = domainEnd == std::string::npos ? std::string() : n.op.substr(0, domainEnd);
@@ -202,6 +212,19 @@ public:
             } else {
                 ctx.inputs.push_back(t);
             }
+        }
+        if (!scope.blocked.empty()) {
+            for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+                const auto it = n.inputs[i].empty() ? scope.blocked.end() : scope.blocked.find(n.inputs[i]);
+                if (it == scope.blocked.end()) continue;
+                if (!plan || !plan->readsBlocked) ctx.fail("input '" + n.inputs[i] + "' is in a blocked layout (a runner fault)");
+                ctx.blockedInputs.resize(n.inputs.size());
+                ctx.blockedInputs[i] = it->second;
+            }
+        }
+        if (plan) {
+            ctx.fusedRelu = plan->fusedRelu;
+            ctx.outputMayStayBlocked = plan->outputMayStayBlocked;
         }
         ctx.outputs.resize(n.outputs.size());
         ctx.storeAs.assign(n.outputs.size(), low);
@@ -227,10 +250,13 @@ public:
             if (n.outputs[i].empty()) continue;
             HostTensor& out = ctx.outputs[i];
             if (!out.defined()) ctx.fail("output " + std::to_string(i) + " was not computed");
-            if (def->computesInFloat32 && out.dtype() == DType::F32 && ctx.storeAs[i] != DType::F32) {
+            const std::string& name = i == 0 && plan && !plan->output0.empty() ? plan->output0 : n.outputs[i];
+            if (i == 0 && ctx.blockedOutput) {
+                scope.blocked[name] = ctx.blockedOutput;  // (a float32 output: nothing to round)
+            } else if (def->computesInFloat32 && out.dtype() == DType::F32 && ctx.storeAs[i] != DType::F32) {
                 out = fromFloat32(out, ctx.storeAs[i]);
             }
-            scope.values[n.outputs[i]] = std::move(out);
+            scope.values[name] = std::move(out);
         }
     }
 
@@ -238,7 +264,66 @@ private:
     const OnnxProgram& m_program;
 };
 
+// Who reads each value of the main graph: (node, input position) pairs; a nested graph's capture and
+// a graph output count as readers that need the value as stored.
+struct Readers {
+    std::vector<std::pair<std::size_t, std::size_t>> nodes;
+    bool elsewhere = false;
+};
+
 }  // namespace
+
+// Fusions and layouts for a run that keeps no values. A Conv whose output only a Relu reads runs
+// that Relu as its post-op (the Relu exact either way, so the values are the same); a Conv's (or
+// that Relu's) output that only Convs read, as their data input, stays in the layout oneDNN chose
+// for it, so no reorder to the plain layout and back sits between two convolutions (ResNet's
+// bottlenecks: two of each block's three). Everything else is stored plain, as before.
+std::vector<OnnxNodePlan> planLayouts(const OnnxGraphProgram& g) {
+    std::unordered_map<std::string, Readers> readers;
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        for (std::size_t i = 0; i < g.nodes[k].inputs.size(); ++i) {
+            if (!g.nodes[k].inputs[i].empty()) readers[g.nodes[k].inputs[i]].nodes.emplace_back(k, i);
+        }
+        for (const auto& [key, a] : g.nodes[k].attributes) {
+            if (!a.graph) continue;
+            std::unordered_set<std::string> captured;
+            outerReads(*a.graph, captured);
+            for (const std::string& name : captured) readers[name].elsewhere = true;
+        }
+    }
+    for (const auto& v : g.outputs) readers[v.name].elsewhere = true;
+    std::vector<OnnxNodePlan> plan(g.nodes.size());
+    const auto readBy = [&](const std::string& name) -> const Readers* {
+        const auto it = readers.find(name);
+        return it == readers.end() ? nullptr : &it->second;
+    };
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        const OnnxProgramNode& conv = g.nodes[k];
+        if (conv.op != "Conv" || conv.outputs.empty() || conv.outputs[0].empty()) continue;
+        std::string out = conv.outputs[0];
+        const Readers* r = readBy(out);
+        if (!r || r->elsewhere) continue;
+        if (r->nodes.size() == 1) {
+            const auto [reader, position] = r->nodes[0];
+            const OnnxProgramNode& relu = g.nodes[reader];
+            if (relu.op == "Relu" && position == 0 && relu.outputs.size() == 1 && !relu.outputs[0].empty()) {
+                plan[k].fusedRelu = true;
+                plan[k].output0 = relu.outputs[0];
+                plan[reader].skip = true;
+                out = relu.outputs[0];
+                r = readBy(out);
+                if (!r || r->elsewhere) continue;
+            }
+        }
+        const bool onlyConvData = !r->nodes.empty() && std::all_of(r->nodes.begin(), r->nodes.end(), [&](const auto& e) {
+            return g.nodes[e.first].op == "Conv" && e.second == 0;
+        });
+        if (!onlyConvData) continue;
+        plan[k].outputMayStayBlocked = true;
+        for (const auto& e : r->nodes) plan[e.first].readsBlocked = true;
+    }
+    return plan;
+}
 
 std::vector<std::string> unsupportedOnnxOps(const OnnxProgram& program) {
     std::set<std::string> missing;
@@ -270,6 +355,7 @@ OnnxRunner::OnnxRunner(std::shared_ptr<const OnnxProgram> program) : m_program(s
     for (const auto& v : g.outputs) last.erase(v.name);
     m_lastUses.resize(g.nodes.size());
     for (const auto& [name, k] : last) m_lastUses[k].push_back(name);
+    m_plan = planLayouts(g);
 }
 
 const OnnxSignatures& OnnxRunner::signatures() const {
@@ -310,7 +396,11 @@ OnnxRunResult OnnxRunner::run(const std::map<std::string, HostTensor>& inputs, b
         scope.values[name] = t;
     }
     OnnxRunResult result;
-    Run(*m_program).nodes(g, scope, &m_lastUses, keepValues, reuse, reuse ? &signatures() : nullptr, &result);
+    // Fusions and blocked layouts only where no value is kept (compare and the precision debugger
+    // read every node's own output as stored).
+    const bool planned = !keepValues && reuse == nullptr;
+    Run(*m_program).nodes(g, scope, &m_lastUses, keepValues, reuse, reuse ? &signatures() : nullptr, &result,
+                          planned ? &m_plan : nullptr);
     for (const auto& v : g.outputs) {
         const HostTensor* t = scope.find(v.name);
         if (!t) throw OnnxRunError("graph output '" + v.name + "' was not computed");

@@ -32,6 +32,16 @@ struct OnnxRunResult {
     std::size_t nodesReused = 0;  // main-graph nodes whose outputs were taken from earlier runs
 };
 
+// What a run that keeps no values does differently at one main-graph node (planLayouts).
+struct OnnxNodePlan {
+    bool skip = false;                  // a Relu the Conv before it runs as its post-op
+    bool fusedRelu = false;             // a Conv that runs the Relu reading its output
+    std::string output0;                // where output 0 goes instead (the fused Relu's output)
+    bool outputMayStayBlocked = false;  // every reader of output 0 is a Conv's data input
+    bool readsBlocked = false;          // a Conv that may get its data in a blocked layout
+};
+std::vector<OnnxNodePlan> planLayouts(const OnnxGraphProgram& graph);
+
 // The ops of `program` (nested graphs included) the runner has no kernel for, each once, sorted.
 std::vector<std::string> unsupportedOnnxOps(const OnnxProgram& program);
 
@@ -57,6 +67,7 @@ private:
     std::shared_ptr<const OnnxProgram> m_program;
     // Per main-graph node, the values read for the last time there (freed after it unless kept).
     std::vector<std::vector<std::string>> m_lastUses;
+    std::vector<OnnxNodePlan> m_plan;
     mutable std::once_flag m_signaturesOnce;
     mutable OnnxSignatures m_signatures;
 };
