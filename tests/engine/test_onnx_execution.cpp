@@ -312,14 +312,16 @@ private slots:
 
     // float16 ops compute in float32 and round once on store: Add then Mul in float16 differ from
     // the same in float32 rounded at the end exactly as two roundings do.
-    // A run that keeps no values fuses a Conv's lone Relu into it and leaves values only Convs read in
-    // oneDNN's layout (planLayouts): the same outputs, bit for bit, as a run that keeps every value
-    // (and so neither fuses nor keeps a layout); a value a non-Conv also reads is stored plain.
+    // A run that keeps no values fuses a Conv's lone Relu into it and leaves values that only Convs,
+    // Relus and Adds read in oneDNN's layout (planLayouts): the same outputs, bit for bit, as a run
+    // that keeps every value (and so neither fuses nor keeps a layout); a graph output is stored
+    // plain, and an Add that broadcasts gets its blocked input written plain first.
     void convolutionChainsFuseAndKeepTheirLayout() {
         onnx::GraphProto g;
         addValue(g.mutable_input(), "x", {1, 16, 12, 12});
         addValue(g.mutable_output(), "y", {1, 16, 12, 12});
         addValue(g.mutable_output(), "z", {1, 32, 12, 12});
+        addValue(g.mutable_output(), "v", {1, 16, 12, 12});
         SeededRandom random(3);
         const auto weights = [&](const std::string& name, std::vector<int64_t> dims) {
             onnx::TensorProto* t = g.add_initializer();
@@ -336,6 +338,7 @@ private slots:
         weights("w2", {32, 32, 1, 1});
         weights("w3", {16, 32, 3, 3});
         weights("b1", {32});
+        weights("c", {16, 1, 1});
         const auto pads = [](onnx::NodeProto* n) {
             auto* a = n->add_attribute();
             a->set_name("pads");
@@ -344,25 +347,28 @@ private slots:
         };
         pads(addNode(&g, "Conv", "c1", {"x", "w1", "b1"}, {"h1"}));
         addNode(&g, "Relu", "r1", {"h1"}, {"a1"});            // fused into c1; a1 read by c2 only
-        addNode(&g, "Conv", "c2", {"a1", "w2"}, {"h2"});       // h2 read by c3 and Relu r2: plain
-        pads(addNode(&g, "Conv", "c3", {"h2", "w3"}, {"h3"}));
-        addNode(&g, "Relu", "r2", {"h2"}, {"z"});
-        addNode(&g, "Add", "add", {"h3", "x"}, {"y"});
+        addNode(&g, "Conv", "c2", {"a1", "w2"}, {"h2"});       // h2 read by c3 and Relu r2: both take it blocked
+        pads(addNode(&g, "Conv", "c3", {"h2", "w3"}, {"h3"}));  // h3 read by two Adds
+        addNode(&g, "Relu", "r2", {"h2"}, {"z"});              // on the blocked h2, z written plain
+        addNode(&g, "Add", "add", {"h3", "x"}, {"y"});         // blocked h3 + plain x
+        addNode(&g, "Add", "add2", {"h3", "c"}, {"v"});        // broadcast: h3 written plain first
         const auto program = programOf(g);
         const std::vector<OnnxNodePlan> plan = planLayouts(program->graph);
-        QCOMPARE(plan.size(), std::size_t(6));
+        QCOMPARE(plan.size(), std::size_t(7));
         QVERIFY(plan[0].fusedRelu && plan[0].output0 == "a1" && plan[0].outputMayStayBlocked);
         QVERIFY(plan[1].skip);
-        QVERIFY(plan[2].readsBlocked && !plan[2].outputMayStayBlocked && !plan[2].fusedRelu);
-        QVERIFY(!plan[3].outputMayStayBlocked);  // h3 is read by Add
+        QVERIFY(plan[2].outputMayStayBlocked && !plan[2].fusedRelu);
+        QVERIFY(plan[3].outputMayStayBlocked);
+        QVERIFY(!plan[4].outputMayStayBlocked && !plan[5].outputMayStayBlocked);  // graph outputs
         std::vector<float> xs(16 * 144);
         for (float& v : xs) v = float(random.uniform01() - 0.5);
         const std::map<std::string, HostTensor> inputs{{"x", HostTensor::fromFloats(xs, {1, 16, 12, 12})}};
         const OnnxRunner runner(program);
         const OnnxRunResult planned = runner.run(inputs);
         const OnnxRunResult kept = runner.run(inputs, true);
-        QCOMPARE(planned.nodesRun, std::size_t(5));  // the fused Relu does not run on its own
-        for (std::size_t o = 0; o < 2; ++o) {
+        QCOMPARE(planned.nodesRun, std::size_t(6));  // the fused Relu does not run on its own
+        QCOMPARE(planned.outputs.size(), std::size_t(3));
+        for (std::size_t o = 0; o < 3; ++o) {
             QCOMPARE(planned.outputs[o].first, kept.outputs[o].first);
             QVERIFY(planned.outputs[o].second.floats() == kept.outputs[o].second.floats());
         }

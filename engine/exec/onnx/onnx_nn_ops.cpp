@@ -31,6 +31,71 @@ struct OnnxBlockedValue {
 
 namespace {
 
+Dnnl& dnnlContext();
+memory::desc plainDesc(const Dims& dims, const std::vector<int64_t>& strides);
+
+}  // namespace
+
+void materializeBlocked(const OnnxBlockedValue& value, HostTensor& plain) {
+    Dnnl& d = dnnlContext();
+    memory target(plainDesc(plain.dims(), stridesOf(plain.dims())), d.engine, plain.mutableData<float>());
+    memory source = value.value;
+    dnnl::reorder(source, target).execute(d.stream, source, target);
+    d.stream.wait();
+}
+
+bool runBlockedElementwise(OnnxKernelContext& ctx) {
+    const bool add = ctx.node.op == "Add";
+    if ((!add && ctx.node.op != "Relu") || ctx.inputCount() != (add ? 2u : 1u) || !ctx.hasInput(0) || (add && !ctx.hasInput(1))) {
+        return false;
+    }
+    const HostTensor& a = ctx.input(0);
+    if (a.dtype() != DType::F32 || (add && (ctx.input(1).dtype() != DType::F32 || ctx.input(1).dims() != a.dims()))) return false;
+    const auto blockedAt = [&](std::size_t i) { return i < ctx.blockedInputs.size() ? ctx.blockedInputs[i].get() : nullptr; };
+    const OnnxBlockedValue* first = blockedAt(0) ? blockedAt(0) : blockedAt(1);
+    if (!first) return false;
+    const memory::desc layout = first->value.get_desc();
+    const auto n = static_cast<std::size_t>(a.size());
+    if (layout.get_size() != n * sizeof(float)) return false;  // a padded layout: not element for element
+    Dnnl& d = dnnlContext();
+    // Each operand in `layout`: as it lies, or reordered into it (a plain one, or another layout).
+    std::vector<memory> keep;
+    const auto operand = [&](std::size_t i) -> const float* {
+        memory m = blockedAt(i) ? blockedAt(i)->value
+                                : memory(plainDesc(a.dims(), stridesOf(a.dims())), d.engine,
+                                         const_cast<float*>(ctx.input(i).data<float>()));
+        if (m.get_desc() != layout) {
+            memory wanted(layout, d.engine);
+            dnnl::reorder(m, wanted).execute(d.stream, m, wanted);
+            m = wanted;
+        }
+        keep.push_back(m);
+        return static_cast<const float*>(m.get_data_handle());
+    };
+    const float* x = operand(0);
+    const float* y = add ? operand(1) : nullptr;
+    d.stream.wait();
+    memory out(layout, d.engine);
+    float* z = static_cast<float*>(out.get_data_handle());
+    parallelFor(static_cast<int64_t>(n), [&](int64_t b, int64_t e) {
+        if (add) {
+            for (int64_t i = b; i < e; ++i) z[i] = x[i] + y[i];
+        } else {
+            for (int64_t i = b; i < e; ++i) z[i] = x[i] < 0.0f ? 0.0f : x[i];  // Relu's kernel: NaN and -0 kept
+        }
+    });
+    HostTensor result = HostTensor::uninitialized(DType::F32, a.dims());
+    if (ctx.outputMayStayBlocked) {
+        ctx.blockedOutput = std::make_shared<OnnxBlockedValue>(OnnxBlockedValue{out});
+    } else {
+        materializeBlocked(OnnxBlockedValue{out}, result);
+    }
+    ctx.setOutput(0, std::move(result));
+    return true;
+}
+
+namespace {
+
 Dnnl& dnnlContext() {
     static thread_local Dnnl d;  // streams are not shared between threads (the GUI's worker, tests)
     return d;

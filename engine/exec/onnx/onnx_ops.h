@@ -49,6 +49,16 @@ public:
 // keeps it beside the value (whose HostTensor then only carries the dims) when every reader of the
 // value is such a kernel (onnx_runner.cpp). Defined in onnx_nn_ops.cpp, opaque elsewhere.
 struct OnnxBlockedValue;
+class OnnxKernelContext;
+
+// Writes a blocked value into `plain` (a float32 tensor of its dims) in the plain layout: what a
+// reader that cannot take the layout gets (the runner calls it, once per value).
+void materializeBlocked(const OnnxBlockedValue& value, HostTensor& plain);
+// Relu, and Add of two float32 values of the same dims, on blocked inputs as they lie (element-wise,
+// so the layout does not matter where it has no padding): sets output 0 (blocked where
+// ctx.outputMayStayBlocked, else plain) and returns true; false when it cannot (the runner then
+// materializes the inputs and runs the op's kernel).
+bool runBlockedElementwise(OnnxKernelContext& ctx);
 
 class OnnxKernelContext {
 public:
@@ -57,10 +67,11 @@ public:
     std::vector<const HostTensor*> inputs;  // per node input; nullptr where omitted ("")
     std::vector<HostTensor> outputs;        // per node output, made by the kernel
     std::vector<DType> storeAs;             // per output: the dtype a float32 output is rounded to
-    // Set by the runner for a layout-aware kernel (Conv): per input, its value in oneDNN's layout
-    // where it is kept so (its HostTensor then holds the dims but no values); whether output 0 may
-    // stay so (every reader is such a kernel), and the kernel's value there when it did; and a Relu
-    // that read output 0 alone, fused into the kernel (the output is then the Relu's).
+    // Set by the runner for a layout-aware node (Conv, and Relu / Add on blocked inputs): per input,
+    // its value in oneDNN's layout where it is kept so (its HostTensor then holds the dims but no
+    // values); whether output 0 may stay so (every reader takes the layout), and the node's value
+    // there when it did; and a Relu that read a Conv's output alone, fused into it (the output is
+    // then the Relu's).
     std::vector<std::shared_ptr<const OnnxBlockedValue>> blockedInputs;
     bool outputMayStayBlocked = false;
     std::shared_ptr<const OnnxBlockedValue> blockedOutput;

@@ -213,13 +213,21 @@ public:
                 ctx.inputs.push_back(t);
             }
         }
+        bool blockedIn = false;
         if (!scope.blocked.empty()) {
             for (std::size_t i = 0; i < n.inputs.size(); ++i) {
                 const auto it = n.inputs[i].empty() ? scope.blocked.end() : scope.blocked.find(n.inputs[i]);
                 if (it == scope.blocked.end()) continue;
-                if (!plan || !plan->readsBlocked) ctx.fail("input '" + n.inputs[i] + "' is in a blocked layout (a runner fault)");
+                // A Conv takes its data as it lies; any other input in a blocked layout is written
+                // plain first, once (Relu and Add below try the layout first).
+                if (!(n.op == "Conv" && i == 0) && n.op != "Relu" && n.op != "Add") {
+                    materializeBlocked(*it->second, scope.values.at(n.inputs[i]));
+                    scope.blocked.erase(it);
+                    continue;
+                }
                 ctx.blockedInputs.resize(n.inputs.size());
                 ctx.blockedInputs[i] = it->second;
+                blockedIn = true;
             }
         }
         if (plan) {
@@ -228,11 +236,23 @@ public:
         }
         ctx.outputs.resize(n.outputs.size());
         ctx.storeAs.assign(n.outputs.size(), low);
+        if (blockedIn && n.op != "Conv" && !runBlockedElementwise(ctx)) {
+            for (std::size_t i = 0; i < ctx.blockedInputs.size(); ++i) {  // not element for element: plain
+                if (!ctx.blockedInputs[i]) continue;
+                materializeBlocked(*ctx.blockedInputs[i], scope.values.at(n.inputs[i]));
+                scope.blocked.erase(n.inputs[i]);
+            }
+            ctx.blockedInputs.clear();
+            blockedIn = false;
+        }
+        const bool done = blockedIn && n.op != "Conv";  // runBlockedElementwise made the output
         ctx.runGraph = [this, &scope](const OnnxGraphProgram& body, std::vector<HostTensor> arguments) {
             return graph(body, std::move(arguments), scope);
         };
         try {
-            if (profile()) {
+            if (done) {
+                // Relu / Add ran on the blocked values above
+            } else if (profile()) {
                 const auto start = std::chrono::steady_clock::now();
                 def->run(ctx);
                 profileAdd(n.op, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
@@ -293,6 +313,13 @@ std::vector<OnnxNodePlan> planLayouts(const OnnxGraphProgram& g) {
     }
     for (const auto& v : g.outputs) readers[v.name].elsewhere = true;
     std::vector<OnnxNodePlan> plan(g.nodes.size());
+    // Every reader takes a blocked layout: a Conv's data input, Relu, either input of Add.
+    const auto takesLayout = [&](const Readers& r) {
+        return !r.nodes.empty() && std::all_of(r.nodes.begin(), r.nodes.end(), [&](const auto& e) {
+            const std::string& op = g.nodes[e.first].op;
+            return (op == "Conv" && e.second == 0) || op == "Relu" || op == "Add";
+        });
+    };
     const auto readBy = [&](const std::string& name) -> const Readers* {
         const auto it = readers.find(name);
         return it == readers.end() ? nullptr : &it->second;
@@ -315,12 +342,14 @@ std::vector<OnnxNodePlan> planLayouts(const OnnxGraphProgram& g) {
                 if (!r || r->elsewhere) continue;
             }
         }
-        const bool onlyConvData = !r->nodes.empty() && std::all_of(r->nodes.begin(), r->nodes.end(), [&](const auto& e) {
-            return g.nodes[e.first].op == "Conv" && e.second == 0;
-        });
-        if (!onlyConvData) continue;
-        plan[k].outputMayStayBlocked = true;
-        for (const auto& e : r->nodes) plan[e.first].readsBlocked = true;
+        plan[k].outputMayStayBlocked = takesLayout(*r);
+    }
+    // Relu and Add pass a blocked layout on (element-wise, when their inputs arrive so at run time).
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        const OnnxProgramNode& n = g.nodes[k];
+        if ((n.op != "Relu" && n.op != "Add") || plan[k].skip || n.outputs.size() != 1 || n.outputs[0].empty()) continue;
+        const Readers* r = readBy(n.outputs[0]);
+        plan[k].outputMayStayBlocked = r && !r->elsewhere && takesLayout(*r);
     }
     return plan;
 }

@@ -37,8 +37,7 @@ struct OnnxNodePlan {
     bool skip = false;                  // a Relu the Conv before it runs as its post-op
     bool fusedRelu = false;             // a Conv that runs the Relu reading its output
     std::string output0;                // where output 0 goes instead (the fused Relu's output)
-    bool outputMayStayBlocked = false;  // every reader of output 0 is a Conv's data input
-    bool readsBlocked = false;          // a Conv that may get its data in a blocked layout
+    bool outputMayStayBlocked = false;  // every reader of output 0 takes a blocked layout
 };
 std::vector<OnnxNodePlan> planLayouts(const OnnxGraphProgram& graph);
 
