@@ -427,7 +427,9 @@ OnnxRunResult OnnxRunner::run(const std::map<std::string, HostTensor>& inputs, b
     OnnxRunResult result;
     // Fusions and blocked layouts only where no value is kept (compare and the precision debugger
     // read every node's own output as stored).
-    const bool planned = !keepValues && reuse == nullptr;
+    // AMS_ONNX_PLAIN=1: no plan at all (every value plain, nothing fused), to measure what it saves.
+    static const bool plainOnly = std::getenv("AMS_ONNX_PLAIN") != nullptr;
+    const bool planned = !keepValues && reuse == nullptr && !plainOnly;
     Run(*m_program).nodes(g, scope, &m_lastUses, keepValues, reuse, reuse ? &signatures() : nullptr, &result,
                           planned ? &m_plan : nullptr);
     for (const auto& v : g.outputs) {
