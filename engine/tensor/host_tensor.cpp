@@ -101,7 +101,13 @@ int64_t HostTensor::integerAt(int64_t i) const {
         std::memcpy(&v, p, sizeof v);
         return v;
     }
-    return static_cast<int64_t>(numberAt(i));
+    // A float where an integer is asked for (a shape, an axis, a count): NaN, infinity or a value
+    // past int64 has no integer, and converting it would be undefined.
+    const double v = numberAt(i);
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) {
+        throw std::domain_error("element " + std::to_string(i) + " is " + std::to_string(v) + ", which is no int64");
+    }
+    return static_cast<int64_t>(v);
 }
 
 std::vector<int64_t> HostTensor::integers() const {

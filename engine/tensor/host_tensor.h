@@ -70,7 +70,8 @@ public:
     HostTensor reshaped(Dims dims) const;
 
     // Element i as double / int64 (any numeric dtype, f16 and bf16 widened): for the small tensors
-    // that carry shapes, axes and scalars. Throws std::out_of_range past the end (an empty "scalar").
+    // that carry shapes, axes and scalars. Throws std::out_of_range past the end (an empty "scalar"),
+    // and integerAt std::domain_error for a float with no int64 value (NaN, infinity, too large).
     double numberAt(int64_t i) const;
     int64_t integerAt(int64_t i) const;
     std::vector<int64_t> integers() const;

@@ -22,10 +22,16 @@ Set up once (PyPI):
 Run:
     tests/differential/.venv-torch/bin/python tests/bench/precision_search_peer.py \\
         [--bench build-cpu/tests/bench/bench_precision_search] [--work /tmp/ams-precision-peer] \\
-        [--cases uniform:1e-2:1e-3,normal:1e-2:1e-3,uniform:1e-3:1e-4] [--resnet50]
+        [--cases uniform:1e-2:1e-3,normal:1e-2:1e-3,uniform:1e-3:1e-4] [--resnet50] \\
+        [--peer-python tests/differential/.venv-occ114/bin/python]
+
+--peer-python runs the peer again with another python, once per case: a venv with an older
+onnxconverter-common (1.14.0 with onnx 1.14.1, onnxruntime 1.16.3 and numpy < 2: the versions
+before its 1.16 rework), so both versions' figures stand in the one table.
 """
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -94,13 +100,33 @@ def ours(bench, model_path, npz, metric, rtol, atol):
             "phases": " ".join(row[9:])}
 
 
+def peer_in(python, model_path, npz, rtol, atol):
+    """peer() run by another python (an older onnxconverter-common in its own venv): --peer-only."""
+    out = subprocess.run([python, os.path.abspath(__file__), "--peer-only", model_path, npz, repr(rtol), repr(atol)],
+                         capture_output=True, text=True)
+    lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
+    if not lines:
+        return {"seconds": 0.0, "attempts": 0, "kept": None, "error": "peer did not run: " + out.stderr.strip()[-80:],
+                "version": "?"}
+    return json.loads(lines[-1])
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--peer-only":
+        import onnxconverter_common
+        model_path, npz, rtol, atol = sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
+        result = peer(model_path, dict(np.load(npz)), rtol, atol)
+        result["version"] = onnxconverter_common.__version__
+        print(json.dumps(result))
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", default=os.path.join(REPO, "build-cpu/tests/bench/bench_precision_search"))
     parser.add_argument("--work", default="/tmp/ams-precision-peer")
     parser.add_argument("--cases", default="uniform:1e-2:1e-3,normal:1e-2:1e-3,uniform:1e-3:1e-4",
                         help="INPUTS:RTOL:ATOL,... (inputs uniform 0..1 or standard normal, seed 1)")
     parser.add_argument("--resnet50", action="store_true")
+    parser.add_argument("--peer-python", action="append", default=[],
+                        help="also run the peer with this python (a venv with another onnxconverter-common); repeatable")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     names = ["resnet18"] + (["resnet50"] if args.resnet50 else [])
@@ -126,16 +152,21 @@ def main():
         np.savez(npz, input=x)
         mine = ours(args.bench, model18, npz, "allclose", rtol, atol)
         header = header or mine["header"]
-        theirs = peer(model18, {"input": x}, rtol, atol)
-        rows.append((kind, rtol, atol, mine, theirs))
+        peers = [dict(peer(model18, {"input": x}, rtol, atol), version=onnxconverter_common.__version__)]
+        peers += [peer_in(python, model18, npz, rtol, atol) for python in args.peer_python]
+        rows.append((kind, rtol, atol, mine, peers))
     print(header)
-    print("# %-8s %-6s %-6s | %-9s %-8s %-5s %-4s | %-9s %-8s %-5s %s" % (
-        "inputs", "rtol", "atol", "ours_s", "attempts", "fp32", "met", "peer_s", "attempts", "fp32", "peer result"))
-    for kind, rtol, atol, mine, theirs in rows:
-        kept = theirs["kept"]
-        print("  %-8s %-6g %-6g | %-9.2f %-8d %-5d %-4s | %-9.2f %-8d %-5s %s" % (
-            kind, rtol, atol, mine["seconds"], mine["attempts"], len(mine["kept"]), "yes" if mine["met"] else "no",
-            theirs["seconds"], theirs["attempts"], "-" if kept is None else len(kept), theirs["error"] or "met"))
+    print("# %-8s %-6s %-6s | %-9s %-8s %-5s %-4s | %-6s %-9s %-8s %-5s %-8s %s" % (
+        "inputs", "rtol", "atol", "ours_s", "attempts", "fp32", "met", "peer", "peer_s", "attempts", "fp32", "speed-up",
+        "peer result"))
+    for kind, rtol, atol, mine, peers in rows:
+        for theirs in peers:
+            kept = theirs["kept"]
+            print("  %-8s %-6g %-6g | %-9.2f %-8d %-5d %-4s | %-6s %-9.2f %-8d %-5s %-8s %s" % (
+                kind, rtol, atol, mine["seconds"], mine["attempts"], len(mine["kept"]), "yes" if mine["met"] else "no",
+                theirs["version"], theirs["seconds"], theirs["attempts"], "-" if kept is None else len(kept),
+                "%.1fx" % (theirs["seconds"] / mine["seconds"]) if kept is not None else "-",
+                (theirs["error"] or "met")[:70]))
     if args.resnet50:
         npz = os.path.join(args.work, "x8-uniform.npz")
         np.savez(npz, input=np.random.default_rng(1).random((8, 3, 224, 224), dtype=np.float32))
