@@ -35,14 +35,19 @@ struct DrawnNode {
 };
 
 struct DrawnEdge {
-    int source = -1;        // index into GraphDrawing::nodes
-    int target = -1;
+    int source = -1;        // index into GraphDrawing::nodes; -1 for a trunk that gathers
+    int target = -1;        // -1 for a trunk that feeds
     QList<QPointF> points;  // from the source's bottom centre to the target's top centre
-    QString label;          // dtype carried ("f16", "f32", "bf16"), empty when not known
+    QString label;          // dtype carried ("f16", "f32", "bf16"), empty when not known; sets the colour
+    bool arrow = true;      // false: it ends on a trunk, which carries it on to its target
+    bool labelShown = true; // false: the label only colours it (its trunk shows the text)
 };
 
 struct GraphDrawing {
     QList<DrawnNode> nodes;
+    // One per edge of the graph. An edge that shares a trunk with others into (or out of) one node
+    // has only its own part here: from its source to the trunk, or from the trunk to its target.
     QList<DrawnEdge> edges;
-    QRectF bounds;  // every node and edge lies inside
+    QList<DrawnEdge> trunks;  // each drawn once, however many edges run along it
+    QRectF bounds;            // every node and edge lies inside
 };

@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -136,7 +137,35 @@ GraphDrawing makeGraphDrawing(const ConversionIndex& index, const LayoutInput& i
                 edge.label = outputDtype[source];
             }
         }
+        if (const EdgePath& path = layout.edges[e]; path.bundle != EdgePath::kNoBundle) {
+            const bool gathers = layout.bundles[path.bundle].gathers;
+            edge.arrow = !gathers;      // a branch into a gathering trunk ends on it
+            edge.labelShown = gathers;  // a feeding trunk shows its source's dtype once
+        }
         drawing.edges.push_back(std::move(edge));
+    }
+    // The trunks: a gathering one takes its branches' dtype when they agree, a feeding one its source's.
+    drawing.trunks.reserve(static_cast<qsizetype>(layout.bundles.size()));
+    for (const EdgeBundle& bundle : layout.bundles) {
+        DrawnEdge trunk;
+        (bundle.gathers ? trunk.target : trunk.source) = static_cast<int>(bundle.node);
+        trunk.points.reserve(static_cast<qsizetype>(bundle.points.size()));
+        for (const Point& p : bundle.points) {
+            trunk.points.push_back(QPointF(p.x, p.y));
+        }
+        trunk.arrow = bundle.gathers;
+        trunk.labelShown = !bundle.gathers;
+        drawing.trunks.push_back(std::move(trunk));
+    }
+    std::vector<std::optional<QString>> trunkLabel(layout.bundles.size());
+    for (std::size_t e = 0; e < input.edges.size(); ++e) {
+        if (const uint32_t b = layout.edges[e].bundle; b != EdgePath::kNoBundle) {
+            const QString& label = drawing.edges[static_cast<qsizetype>(e)].label;
+            trunkLabel[b] = !trunkLabel[b] || *trunkLabel[b] == label ? label : QString();
+        }
+    }
+    for (std::size_t b = 0; b < trunkLabel.size(); ++b) {
+        drawing.trunks[static_cast<qsizetype>(b)].label = trunkLabel[b].value_or(QString());
     }
     drawing.bounds = QRectF(0, 0, layout.width, layout.height);
     return drawing;

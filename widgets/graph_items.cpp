@@ -268,7 +268,12 @@ void GraphNodeItem::setWarningMark(bool on) {
 // GraphEdgeItem
 
 GraphEdgeItem::GraphEdgeItem(const DrawnEdge& edge, const GraphSceneStyle* style)
-    : m_sceneStyle(style), m_source(edge.source), m_target(edge.target), m_label(edge.label) {
+    : m_sceneStyle(style),
+      m_source(edge.source),
+      m_target(edge.target),
+      m_label(edge.label),
+      m_arrow(edge.arrow),
+      m_labelShown(edge.labelShown && !edge.label.isEmpty()) {
     setZValue(0);
     setAcceptedMouseButtons(Qt::NoButton);
     // Consecutive duplicates would give a bend or the arrow no direction.
@@ -294,7 +299,7 @@ GraphEdgeItem::GraphEdgeItem(const DrawnEdge& edge, const GraphSceneStyle* style
     const QPointF before = m_points[m_points.size() - 2];
     const QPointF dir = unit(end - before);
     const QPointF normal(-dir.y(), dir.x());
-    const qreal arrowLength = std::min(kArrowLength, QLineF(before, end).length() * 0.8);
+    const qreal arrowLength = m_arrow ? std::min(kArrowLength, QLineF(before, end).length() * 0.8) : 0.0;
     m_arrowBase = end - dir * arrowLength;
     m_arrowLeft = m_arrowBase + normal * kArrowHalfWidth;
     m_arrowRight = m_arrowBase - normal * kArrowHalfWidth;
@@ -302,7 +307,7 @@ GraphEdgeItem::GraphEdgeItem(const DrawnEdge& edge, const GraphSceneStyle* style
     // The rounded path stays inside the polyline's box (quadratic curves keep to their control
     // points' hull), the arrow head reaches a little to the sides.
     m_bounds = m_points.boundingRect() | QPolygonF({m_arrowLeft, m_arrowRight}).boundingRect();
-    if (!m_label.isEmpty()) {
+    if (m_labelShown) {
         const QFontMetricsF& fm = m_sceneStyle->edgeLabelMetrics;
         const qreal w = fm.horizontalAdvance(m_label);
         // Beside the first stretch of the edge, just below its source. The label is the dtype the
@@ -356,9 +361,11 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     }
     painter->setPen(Qt::NoPen);
     painter->setBrush(colour);
-    const QPointF arrow[3] = {m_points.last(), m_arrowLeft, m_arrowRight};
-    painter->drawPolygon(arrow, 3);
-    if (lod >= kTextLevel && !m_label.isEmpty()) {
+    if (m_arrow) {
+        const QPointF arrow[3] = {m_points.last(), m_arrowLeft, m_arrowRight};
+        painter->drawPolygon(arrow, 3);
+    }
+    if (lod >= kTextLevel && m_labelShown) {
         painter->setBrush(s.labelHalo);
         painter->drawRoundedRect(m_labelRect, 2, 2);
         painter->setPen(s.edgeLabel);
@@ -396,10 +403,12 @@ GraphOverviewItem::GraphOverviewItem(const GraphDrawing& drawing, const QRectF& 
             m_excluded.push_back(rect);
         }
     }
-    for (const DrawnEdge& edge : drawing.edges) {
-        QList<QLineF>& lines = m_edges[edgeGroup(edge.label)];
-        for (qsizetype i = 1; i < edge.points.size(); ++i) {
-            lines.push_back(QLineF(edge.points[i - 1], edge.points[i]));
+    for (const QList<DrawnEdge>* edges : {&drawing.edges, &drawing.trunks}) {
+        for (const DrawnEdge& edge : *edges) {
+            QList<QLineF>& lines = m_edges[edgeGroup(edge.label)];
+            for (qsizetype i = 1; i < edge.points.size(); ++i) {
+                lines.push_back(QLineF(edge.points[i - 1], edge.points[i]));
+            }
         }
     }
 }

@@ -112,6 +112,8 @@ private:
     int m_source;
     int m_target;
     QString m_label;
+    bool m_arrow;       // false: a branch that ends on its trunk
+    bool m_labelShown;
     QPainterPath path() const;  // with rounded bends, ending at the arrow head's base
 
     QPolygonF m_points;  // as laid out (shared with the drawing unless it had duplicate points)

@@ -137,14 +137,16 @@ void GraphView::setDrawing(const GraphDrawing& drawing) {
             ++m_castCount;
         }
     }
-    m_edgeItems.reserve(m_drawing.edges.size());
-    for (const DrawnEdge& edge : m_drawing.edges) {
-        auto* item = new GraphEdgeItem(edge, &m_style);
-        if (m_overviewShown) {
-            item->setVisible(false);
+    m_edgeItems.reserve(m_drawing.edges.size() + m_drawing.trunks.size());
+    for (const QList<DrawnEdge>* edges : {&m_drawing.edges, &m_drawing.trunks}) {
+        for (const DrawnEdge& edge : *edges) {
+            auto* item = new GraphEdgeItem(edge, &m_style);
+            if (m_overviewShown) {
+                item->setVisible(false);
+            }
+            m_scene->addItem(item);
+            m_edgeItems.push_back(item);
         }
-        m_scene->addItem(item);
-        m_edgeItems.push_back(item);
     }
 
     applyErrorMarks();

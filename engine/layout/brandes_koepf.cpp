@@ -38,10 +38,11 @@ std::vector<uint8_t> markType1Conflicts(const LayeredGraph& graph, const LayerOr
         for (std::size_t i = 0; i < lower.size(); ++i) {
             const uint32_t v = lower[i];
             int64_t innerUpper = -1;
-            if (graph.isDummy(v) && graph.upper.degree(v) == 1) {
-                const uint32_t u = graph.upper.of(v)[0].node;
-                if (graph.isDummy(u)) {
-                    innerUpper = order.pos[u];
+            if (graph.isDummy(v)) {  // a dummy has at most one dummy above it (a trunk's may have more)
+                for (const Adjacency::Entry& up : graph.upper.of(v)) {
+                    if (graph.isDummy(up.node)) {
+                        innerUpper = order.pos[up.node];
+                    }
                 }
             }
             if (i + 1 != lower.size() && innerUpper < 0) {
@@ -92,7 +93,17 @@ std::vector<double> alignAndCompact(const LayeredGraph& graph, const LayerOrder&
         int64_t taken = -1;  // r of the paper: alignments in this layer must not cross
         for (std::size_t k = 0; k < nodes.size(); ++k) {
             const uint32_t v = nodeAt(nodes, k);
-            const auto neighbours = towards.of(v);
+            auto neighbours = towards.of(v);
+            if (graph.isDummy(v) && neighbours.size() > 1) {
+                // A trunk dummy, joined by edges from real nodes: it aligns with the trunk's next
+                // dummy, so the trunk stays one straight line.
+                for (std::size_t k = 0; k < neighbours.size(); ++k) {
+                    if (graph.isDummy(neighbours[k].node)) {
+                        neighbours = neighbours.subspan(k, 1);
+                        break;
+                    }
+                }
+            }
             const std::size_t d = neighbours.size();
             if (d == 0) {
                 continue;

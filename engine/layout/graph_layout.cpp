@@ -273,6 +273,43 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& rawOption
         }
     }
 
+    // A point per layer a chain passes: two (its top and bottom) where the layer has height.
+    auto passLayer = [&](std::vector<Point>& points, double x, uint32_t layer) {
+        if (height[layer] > 0) {  // vertical through the layer, clear of the nodes beside it
+            points.push_back({x, top[layer]});
+            points.push_back({x, bottom[layer]});
+        } else {
+            points.push_back({x, centre[layer]});
+        }
+    };
+    // The trunks, each drawn once; bundleIndex maps (part, local bundle) to layout.bundles.
+    std::vector<std::vector<uint32_t>> bundleIndex(parts.size());
+    std::vector<std::vector<uint32_t>> trunkOffsets;  // per layout bundle: point index per trunk layer
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        const Part& part = parts[p];
+        const LayeredGraph& graph = part.placed.graph;
+        for (const layout_detail::Bundle& bundle : graph.bundles) {
+            bundleIndex[p].push_back(static_cast<uint32_t>(layout.bundles.size()));
+            EdgeBundle& drawn = layout.bundles.emplace_back();
+            drawn.node = part.nodes[bundle.node];
+            drawn.gathers = bundle.gathers;
+            const uint32_t nodeLayer = graph.layerOf[bundle.node];
+            const double nodeX = part.placed.x[bundle.node] + part.shift;
+            std::vector<uint32_t>& offsets = trunkOffsets.emplace_back();
+            if (!bundle.gathers) {
+                drawn.points.push_back({nodeX, centre[nodeLayer] + 0.5 * part.sizes[bundle.node].height});
+            }
+            for (uint32_t layer = bundle.topLayer; layer <= bundle.bottomLayer; ++layer) {
+                offsets.push_back(static_cast<uint32_t>(drawn.points.size()));
+                passLayer(drawn.points, part.placed.x[bundle.firstDummy + (layer - bundle.topLayer)] + part.shift,
+                          layer);
+            }
+            if (bundle.gathers) {
+                drawn.points.push_back({nodeX, centre[nodeLayer] - 0.5 * part.sizes[bundle.node].height});
+            }
+        }
+    }
+
     layout.edges.resize(input.edges.size());
     for (std::size_t i = 0; i < input.edges.size(); ++i) {
         if (prepared.ofInput[i] == kNone) {
@@ -284,19 +321,33 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& rawOption
         const auto [a, b] = graph.edges[localEdge];
         const uint32_t layerA = graph.layerOf[a];
         const uint32_t layerB = graph.layerOf[b];
-        std::vector<Point>& points = layout.edges[i].points;
-        points.reserve(2 * (layerB - layerA) + 1);
-        points.push_back({part.placed.x[a] + part.shift, centre[layerA] + 0.5 * part.sizes[a].height});
-        for (uint32_t layer = layerA + 1; layer < layerB; ++layer) {
-            const double x = part.placed.x[graph.chainStart[localEdge] + (layer - layerA - 1)] + part.shift;
-            if (height[layer] > 0) {  // vertical through the layer, clear of the nodes beside it
-                points.push_back({x, top[layer]});
-                points.push_back({x, bottom[layer]});
-            } else {
-                points.push_back({x, centre[layer]});
+        const Point from{part.placed.x[a] + part.shift, centre[layerA] + 0.5 * part.sizes[a].height};
+        const Point to{part.placed.x[b] + part.shift, centre[layerB] - 0.5 * part.sizes[b].height};
+        EdgePath& path = layout.edges[i];
+        std::vector<Point>& points = path.points;
+        const uint32_t bundle = graph.bundleOfEdge[localEdge];
+        if (bundle != LayeredGraph::kNoBundle && !prepared.reversedInput[i]) {
+            const layout_detail::Bundle& trunk = graph.bundles[bundle];
+            path.bundle = bundleIndex[partIndex][bundle];
+            const std::vector<Point>& trunkPoints = layout.bundles[path.bundle].points;
+            const std::vector<uint32_t>& offsets = trunkOffsets[path.bundle];
+            if (trunk.gathers) {  // to the trunk's top point in the layer below the source
+                path.bundlePoint = offsets[layerA + 1 - trunk.topLayer];
+                points = {from, trunkPoints[path.bundlePoint]};
+            } else {  // from the trunk's last point in the layer above the target
+                const uint32_t leave = layerB - 1 - trunk.topLayer;
+                path.bundlePoint = leave + 1 < offsets.size() ? offsets[leave + 1] - 1
+                                                              : static_cast<uint32_t>(trunkPoints.size() - 1);
+                points = {trunkPoints[path.bundlePoint], to};
             }
+            continue;
         }
-        points.push_back({part.placed.x[b] + part.shift, centre[layerB] - 0.5 * part.sizes[b].height});
+        points.reserve(2 * (layerB - layerA) + 1);
+        points.push_back(from);
+        for (uint32_t layer = layerA + 1; layer < layerB; ++layer) {
+            passLayer(points, part.placed.x[graph.chainStart[localEdge] + (layer - layerA - 1)] + part.shift, layer);
+        }
+        points.push_back(to);
         if (prepared.reversedInput[i]) {
             std::reverse(points.begin(), points.end());
         }
@@ -306,6 +357,23 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& rawOption
     layout.layers = layerCount;
     layout.crossings = crossings;
     return layout;
+}
+
+std::vector<Point> edgePolyline(const GraphLayout& layout, std::size_t edge) {
+    const EdgePath& path = layout.edges.at(edge);
+    if (path.bundle == EdgePath::kNoBundle) {
+        return path.points;
+    }
+    const EdgeBundle& bundle = layout.bundles.at(path.bundle);
+    std::vector<Point> points;
+    if (bundle.gathers) {  // its own points end where the trunk's from bundlePoint begin
+        points.assign(path.points.begin(), path.points.end() - 1);
+        points.insert(points.end(), bundle.points.begin() + path.bundlePoint, bundle.points.end());
+    } else {
+        points.assign(bundle.points.begin(), bundle.points.begin() + path.bundlePoint);
+        points.insert(points.end(), path.points.begin(), path.points.end());
+    }
+    return points;
 }
 
 }  // namespace ampstudio

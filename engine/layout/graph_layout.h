@@ -8,7 +8,10 @@
 //   1. ranking: longest path from the sources, then sources (parameter variables above all), the
 //      chains that hang from them (a variable's cast) and nodes with more edges down than up are
 //      pulled to just above their first consumer;
-//   2. dummy nodes split edges that span more than one layer;
+//   2. dummy nodes split edges that span more than one layer; the edges into (or out of) one node
+//      that pass three layers or more share a trunk of dummies when there are three or more of them
+//      (edge concentration), so a node that gathers thousands of tensors from all over the graph
+//      costs a dummy per layer, not per edge and layer (layered_graph.h);
 //   3. crossing reduction: alternating barycenter sweeps from the input order and from a
 //      depth-first order, the best order kept, then adjacent swaps (transpose); crossings counted per
 //      layer pair with the accumulator tree of Barth, Juenger and Mutzel;
@@ -20,11 +23,12 @@
 //
 // Guarantees for a DAG: no two nodes of a layer are closer than their half widths plus the gap
 // (so no rectangles overlap), each layer lies below the previous one, and every edge's polyline
+// (edgePolyline(), its trunk included)
 // strictly descends from its source's bottom centre, through two points per layer it passes (one
 // where that layer has no height), to its target's top centre. The same input and options always
 // give the same layout, whatever the order of the edges. Parallel edges are laid out once and
 // share one polyline. Edges that close a cycle (not a DAG) are reversed for the layout and so drawn
-// upward; self-loops get an empty polyline.
+// upward, each with its whole polyline (no trunk); self-loops get an empty polyline.
 
 #include <cstdint>
 #include <functional>
@@ -46,8 +50,25 @@ struct Point {
     friend bool operator==(const Point&, const Point&) = default;
 };
 
+// Edges that pass layers and end at (or start from) one node with enough others like them share a
+// trunk (see EdgeBundle). Such an edge keeps only its own part here: from its source's bottom centre
+// to the point where it joins the trunk (a gathering bundle), or from the point where it leaves the
+// trunk to its target's top centre (a feeding one); bundlePoint is that point's index in the
+// trunk's points. edgePolyline() gives the whole way.
 struct EdgePath {
+    static constexpr uint32_t kNoBundle = UINT32_MAX;
     std::vector<Point> points;  // from the source's bottom centre to the target's top centre
+    uint32_t bundle = kNoBundle;  // index into GraphLayout::bundles
+    uint32_t bundlePoint = 0;
+};
+
+// A trunk shared by the edges into one node (gathers: its points end at the node's top centre) or
+// out of one node (its points start at the node's bottom centre): drawn once, however many edges
+// run along it.
+struct EdgeBundle {
+    std::vector<Point> points;
+    uint32_t node = 0;
+    bool gathers = false;
 };
 
 struct LayoutInput {
@@ -96,12 +117,16 @@ struct GraphLayout {
     std::vector<Point> nodePositions;  // centres
     std::vector<uint32_t> nodeLayers;  // 0 at the top
     std::vector<EdgePath> edges;       // in input edge order
+    std::vector<EdgeBundle> bundles;
     double width = 0;                  // every node lies within [0, width] x [0, height]
     double height = 0;
     uint32_t layers = 0;
     uint64_t crossings = 0;  // edge crossings between adjacent layers in the final order
     bool cancelled = false;  // the cancel hook stopped the layout; everything else is empty
 };
+
+// The whole polyline of layout.edges[edge], through its trunk when it has one.
+std::vector<Point> edgePolyline(const GraphLayout& layout, std::size_t edge);
 
 // Throws std::invalid_argument when an edge names a node out of range or `pinned` has the wrong size
 // (std::length_error when long edges would need more than 2^32 dummy nodes). Reentrant: layouts may

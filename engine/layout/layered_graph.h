@@ -2,6 +2,17 @@
 // Internal to the layout, phase 2: the "proper" layered graph, in which every edge joins adjacent
 // layers because each longer edge is split by dummy nodes, one per layer it passes. Real nodes keep
 // their ids; the dummies of problem edge e are chainStart[e], chainStart[e] + 1, ... top to bottom.
+//
+// Edge concentration: when a node gathers at least kMinBundle long edges (a loss sum, a
+// detection head, a dense block's Concat), those edges share one chain of dummies, a trunk from the
+// layer below the highest source down to the node, and each joins it one layer below its source; when
+// a node feeds at least kMinBundle long edges (a mask read by every transformer layer), they share a
+// trunk from the node down to the lowest target and each leaves it one layer above its target. The
+// dummies then number about the layers the trunk spans instead of the sum of the edges' spans, which
+// for one node gathering thousands of tensors from all over a graph of thousands of layers is the
+// difference between linear and quadratic. Nothing is lost to the reader: every edge of a trunk
+// ends (or starts) at the same node. A trunk's dummies are consecutive ids, top to bottom, so
+// chainStart[e] + k is still edge e's dummy k layers below its first.
 
 #include <cstdint>
 #include <span>
@@ -13,6 +24,21 @@
 
 namespace ampstudio::layout_detail {
 
+// A trunk gathers (or feeds) at least kMinBundle edges, each passing at least kMinBundledPass layers:
+// shorter edges cost two dummies at most and read better on their own, so a node's few inputs from
+// just above it never merge.
+inline constexpr uint32_t kMinBundle = 3;
+inline constexpr uint32_t kMinBundledPass = 3;
+
+// A trunk: the shared dummies, firstDummy .. firstDummy + (bottomLayer - topLayer), one per layer.
+struct Bundle {
+    uint32_t node = 0;     // the node all its edges end at (gathers) or start from
+    bool gathers = false;  // edges into `node`, else edges out of it
+    uint32_t topLayer = 0;
+    uint32_t bottomLayer = 0;
+    uint32_t firstDummy = 0;
+};
+
 struct LayeredGraph {
     uint32_t realCount = 0;
     uint32_t layerCount = 0;
@@ -20,7 +46,10 @@ struct LayeredGraph {
     std::vector<double> width;                         // per node; dummies are 0 wide
     std::vector<std::pair<uint32_t, uint32_t>> edges;  // the problem's edges
     std::vector<uint32_t> chainStart;  // per problem edge: its first dummy (it has span - 1 of them)
-    std::vector<uint32_t> dummyEdge;   // per dummy (id - realCount): its problem edge
+    std::vector<uint32_t> dummyEdge;   // per dummy (id - realCount): its problem edge (a trunk's: one of them)
+    std::vector<Bundle> bundles;
+    std::vector<uint32_t> bundleOfEdge;  // per problem edge: its bundle, or kNoBundle
+    static constexpr uint32_t kNoBundle = UINT32_MAX;
     Adjacency upper;                   // neighbours one layer up; entry.edge is the segment's id
     Adjacency lower;                   // neighbours one layer down, same segment ids
     uint32_t segmentCount = 0;

@@ -57,11 +57,14 @@ int main(int argc, char** argv) {
     // As the programs do (app/main.cpp), so the figures are theirs.
     ampstudio::applyLargeModelHeapPolicy();
     std::vector<std::size_t> sizes{1000, 2000, 5000, 20000};
+    std::vector<std::size_t> gatheringSizes;
     int repeatsOverride = 0;
     std::filesystem::path testdata = kDefaultTestdata;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (std::strcmp(argv[i], "--sizes") == 0)
             sizes = parseSizeList(argv[i + 1]);
+        if (std::strcmp(argv[i], "--gathering") == 0)
+            gatheringSizes = parseSizeList(argv[i + 1]);
         if (std::strcmp(argv[i], "--repeats") == 0)
             repeatsOverride = std::atoi(argv[i + 1]);
         if (std::strcmp(argv[i], "--testdata") == 0)
@@ -84,11 +87,16 @@ int main(int argc, char** argv) {
             "synthetic-" + (n % 1000 == 0 ? std::to_string(n / 1000) + "k" : std::to_string(n)),
             syntheticGraph(n, 42));
     }
+    for (const std::size_t n : gatheringSizes) {
+        graphs.emplace_back(
+            "gathering-" + (n % 1000 == 0 ? std::to_string(n / 1000) + "k" : std::to_string(n)),
+            gatheringGraph(n, 42));
+    }
 
     std::printf(
         "# bench_layout: layoutGraph, median ms; crossings after the full reduction vs plain barycenter\n");
-    std::printf("%-14s %-7s %-7s %-7s %-10s %-10s %-15s %-10s %-9s\n", "# graph", "nodes", "edges", "layers",
-                "median_ms", "crossings", "plain_crossings", "width", "height");
+    std::printf("%-14s %-7s %-7s %-7s %-9s %-10s %-10s %-15s %-10s %-9s\n", "# graph", "nodes", "edges", "layers",
+                "bends", "median_ms", "crossings", "plain_crossings", "width", "height");
     for (const auto& [name, graph] : graphs) {
         const LayoutInput input = layoutInputFromGraph(graph, guiSize);
         GraphLayout layout;
@@ -97,8 +105,12 @@ int main(int argc, char** argv) {
         LayoutOptions plain;
         plain.crossingReduction = CrossingReduction::PlainBarycenter;
         const uint64_t plainCrossings = layoutGraph(input, plain).crossings;
-        std::printf("%-14s %-7zu %-7zu %-7u %-10.2f %-10llu %-15llu %-10.0f %-9.0f\n", name.c_str(),
-                    graph.size(), input.edges.size(), layout.layers, ms,
+        std::size_t bends = 0;  // the points where edges pass layers: what the phases after ranking carry
+        for (const EdgePath& edge : layout.edges) {
+            bends += edge.points.size() > 2 ? edge.points.size() - 2 : 0;
+        }
+        std::printf("%-14s %-7zu %-7zu %-7u %-9zu %-10.2f %-10llu %-15llu %-10.0f %-9.0f\n", name.c_str(),
+                    graph.size(), input.edges.size(), layout.layers, bends, ms,
                     static_cast<unsigned long long>(layout.crossings),
                     static_cast<unsigned long long>(plainCrossings), layout.width, layout.height);
         std::fflush(stdout);

@@ -3,9 +3,14 @@
 // and layout run on the workspace's worker thread as in the app, so the figures include the hop
 // back to the GUI thread and the scene rebuild.
 //
-//   QT_QPA_PLATFORM=offscreen bench_workspace [--repeats N] [--sizes 1000,5000] [--write-synthetic DIR]
+//   QT_QPA_PLATFORM=offscreen bench_workspace [--repeats N] [--sizes 1000,5000] [--gathering 20000,100000]
+//                                            [--real on|off] [--write-synthetic DIR]
 //
-// Target (issue 3): opening squeezenet_v1.1 shows both views in under 1 s.
+// --gathering: issue 24's graphs of that many operators with one node gathering every unread tensor
+// (gatheringGraph() in synthetic_graph.h). Run the largest alone: the peak memory is the process's.
+//
+// Targets: opening squeezenet_v1.1 shows both views in under 1 s (issue 3); gathering graphs of 20k
+// and 100k operators in under 3 s and 20 s, under 1 GB at 100k (issue 24).
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -93,16 +98,21 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     int repeats = 7;
     std::vector<std::size_t> sizes{1000, 5000};
+    std::vector<std::size_t> gathering;
+    bool real = true;
     std::filesystem::path syntheticDir = std::filesystem::temp_directory_path() / "ampstudio-bench-workspace";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (std::strcmp(argv[i], "--repeats") == 0) repeats = std::max(1, std::atoi(argv[i + 1]));
         if (std::strcmp(argv[i], "--sizes") == 0) sizes = parseSizeList(argv[i + 1]);
+        if (std::strcmp(argv[i], "--gathering") == 0) gathering = parseSizeList(argv[i + 1]);
+        if (std::strcmp(argv[i], "--real") == 0) real = std::strcmp(argv[i + 1], "off") != 0;
         if (std::strcmp(argv[i], "--write-synthetic") == 0) syntheticDir = argv[i + 1];
     }
     std::filesystem::create_directories(syntheticDir);
 
     std::vector<std::pair<std::string, QString>> models;
     for (const char* name : {"mlp", "squeezenet_v1.1", "lstm_ptb"}) {
+        if (!real) break;
         models.emplace_back(name, QStringLiteral(AMS_TESTDATA_DIR "/mxnet/") + QLatin1String(name) +
                                       QStringLiteral("-symbol.json"));
     }
@@ -110,6 +120,11 @@ int main(int argc, char** argv) {
         const auto path = syntheticDir / ("synthetic-" + std::to_string(n) + "-symbol.json");
         writeSymbolJsonFile(path, syntheticGraph(n, 42));
         models.emplace_back("synthetic-" + std::to_string(n), QString::fromStdString(path.string()));
+    }
+    for (const std::size_t n : gathering) {
+        const auto path = syntheticDir / ("gathering-" + std::to_string(n) + "-symbol.json");
+        writeSymbolJsonFile(path, gatheringGraph(n, 42));
+        models.emplace_back("gathering-" + std::to_string(n), QString::fromStdString(path.string()));
     }
 
     std::printf("# bench_workspace: MainWindow offscreen 1400x860, median ms over %d runs\n", repeats);

@@ -44,6 +44,7 @@ public:
         return m_outputs[n - 1 - std::min(back, n - 1)];
     }
 
+    std::mt19937_64& rng() { return m_rng; }
     int roll(int sides) { return std::uniform_int_distribution<int>(0, sides - 1)(m_rng); }
     std::size_t size() const { return m_graph.nodes.size(); }
     void keep(NodeEntry e) { m_outputs.push_back(e); }
@@ -112,6 +113,66 @@ Graph syntheticGraph(std::size_t nodes, uint64_t seed) {
     const NodeEntry logits = b.last();
     const NodeEntry label = b.variable("softmax_label");
     b.keep(b.op("SoftmaxOutput", {logits, label}));
+    return b.finish();
+}
+
+Graph gatheringGraph(std::size_t opNodes, uint64_t seed) {
+    Builder b(seed);
+    std::vector<NodeEntry> recent{b.variable("data")};  // every output so far, in order
+    std::vector<uint8_t> read{0};
+    std::mt19937_64& rng = b.rng();
+    auto pickNearby = [&] {
+        const std::size_t window = std::min<std::size_t>(64, recent.size());
+        const std::size_t i = recent.size() - 1 - std::uniform_int_distribution<std::size_t>(0, window - 1)(rng);
+        read[i] = 1;
+        return recent[i];
+    };
+    for (std::size_t op = 0; op + 1 < opNodes; ++op) {
+        const std::string id = std::to_string(b.size());
+        NodeEntry out;
+        switch (b.roll(10)) {
+            case 0:
+            case 1:
+                out = b.op("FullyConnected", {pickNearby(), b.variable("fc" + id + "_weight"), b.variable("fc" + id + "_bias")},
+                           {{"num_hidden", "64"}});
+                break;
+            case 2:
+                out = b.op("BatchNorm", {pickNearby(), b.variable("bn" + id + "_gamma"), b.variable("bn" + id + "_beta"),
+                                         b.variable("bn" + id + "_moving_mean"), b.variable("bn" + id + "_moving_var")});
+                break;
+            case 3:
+                out = b.op("elemwise_add", {pickNearby(), pickNearby()});
+                break;
+            case 4:
+                out = b.op("Concat", {pickNearby(), pickNearby(), pickNearby()}, {{"dim", "1"}, {"num_args", "3"}});
+                break;
+            case 5:
+                out = b.op("exp", {pickNearby()});
+                break;
+            case 6:
+                out = b.op("Activation", {pickNearby()}, {{"act_type", b.roll(2) == 0 ? "softrelu" : "relu"}});
+                break;
+            case 7:
+                out = b.op("Pooling", {pickNearby()}, {{"kernel", "(2,2)"}, {"pool_type", "max"}});
+                break;
+            case 8:
+                out = b.op("relu", {pickNearby()});
+                break;
+            default:
+                out = b.op("Flatten", {pickNearby()});
+                break;
+        }
+        recent.push_back(out);
+        read.push_back(0);
+    }
+    std::vector<NodeEntry> unread;
+    for (std::size_t i = 0; i < recent.size(); ++i) {
+        if (!read[i]) {
+            unread.push_back(recent[i]);
+        }
+    }
+    const std::string count = std::to_string(unread.size());
+    b.keep(b.op("add_n", std::move(unread), {{"num_args", count}}));
     return b.finish();
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
@@ -119,7 +120,7 @@ QString layoutProblems(const LayoutInput& input, const GraphLayout& layout) {
     }
     for (std::size_t e = 0; e < input.edges.size(); ++e) {
         const auto [s, t] = input.edges[e];
-        const std::vector<Point>& points = layout.edges[e].points;
+        const std::vector<Point> points = edgePolyline(layout, e);  // its trunk included
         if (s == t) {
             continue;
         }
@@ -128,6 +129,12 @@ QString layoutProblems(const LayoutInput& input, const GraphLayout& layout) {
         }
         if (points.size() < 2) {
             return QString("edge %1 has %2 points").arg(e).arg(points.size());
+        }
+        if (const EdgePath& path = layout.edges[e]; path.bundle != EdgePath::kNoBundle) {
+            if (path.bundle >= layout.bundles.size() || path.points.size() != 2 ||
+                layout.bundles[path.bundle].node != (layout.bundles[path.bundle].gathers ? t : s)) {
+                return QString("edge %1 is not a branch of its trunk").arg(e);
+            }
         }
         const Point start{layout.nodePositions[s].x, layout.nodePositions[s].y + input.sizes[s].height / 2};
         const Point end{layout.nodePositions[t].x, layout.nodePositions[t].y - input.sizes[t].height / 2};
@@ -284,6 +291,115 @@ private slots:
         QVERIFY(layoutProblems(input, layout).isEmpty());
         QCOMPARE(layout.edges[0].points, layout.edges[3].points);
         QCOMPARE(layout.edges[0].points.size(), 4u);  // through one dummy: top and bottom of its layer
+    }
+
+    // A node gathering the outputs of a long chain (a loss sum over every layer): its long edges share
+    // one trunk, so the layout holds a point or two per layer, not per edge and layer, and every
+    // edge still runs from its source's bottom to the gatherer's top, descending.
+    void longEdgesIntoOneNodeShareATrunk() {
+        constexpr uint32_t chain = 400;
+        LayoutInput input;
+        input.sizes.assign(chain + 1, NodeSize{40, 20});
+        for (uint32_t v = 1; v < chain; ++v) {
+            input.edges.emplace_back(v - 1, v);
+        }
+        for (uint32_t v = 0; v < chain; ++v) {
+            input.edges.emplace_back(v, chain);  // the last chain node's edge is one layer long
+        }
+        const GraphLayout layout = layoutGraph(input);
+        QCOMPARE(layoutProblems(input, layout), QString());
+        QCOMPARE(layout.bundles.size(), 1u);
+        QCOMPARE(layout.bundles[0].node, chain);
+        QVERIFY(layout.bundles[0].gathers);
+        std::size_t points = layout.bundles[0].points.size();
+        for (uint32_t v = 0; v + 4 <= chain; ++v) {  // those that pass three layers or more
+            const EdgePath& path = layout.edges[chain - 1 + v];
+            QCOMPARE(path.bundle, 0u);
+            QCOMPARE(path.points.size(), 2u);  // the source's bottom, the trunk's point below it
+            QCOMPARE(path.points.back(), layout.bundles[0].points[path.bundlePoint]);
+            points += path.points.size();
+        }
+        for (std::size_t e = layout.edges.size() - 3; e < layout.edges.size(); ++e) {
+            QCOMPARE(layout.edges[e].bundle, EdgePath::kNoBundle);
+        }
+        QVERIFY2(points < 8 * chain, qPrintable(QString::number(points)));  // without the trunk: ~chain^2
+        // The trunk is one straight line.
+        for (const Point& p : layout.bundles[0].points) {
+            if (&p != &layout.bundles[0].points.back()) {
+                QCOMPARE(p.x, layout.bundles[0].points.front().x);
+            }
+        }
+    }
+
+    // One node read by every layer of a chain (an attention mask): the mirror image.
+    void longEdgesOutOfOneNodeShareATrunk() {
+        constexpr uint32_t chain = 300;
+        LayoutInput input;
+        input.sizes.assign(chain + 2, NodeSize{40, 20});
+        input.edges.emplace_back(0, 1);
+        for (uint32_t v = 2; v <= chain; ++v) {
+            input.edges.emplace_back(v - 1, v);
+        }
+        for (uint32_t v = 2; v <= chain; ++v) {
+            input.edges.emplace_back(chain + 1, v);  // the mask, drawn at the top beside node 0
+        }
+        const GraphLayout layout = layoutGraph(input);
+        QCOMPARE(layoutProblems(input, layout), QString());
+        QCOMPARE(layout.bundles.size(), 1u);
+        QCOMPARE(layout.bundles[0].node, chain + 1);
+        QVERIFY(!layout.bundles[0].gathers);
+        std::size_t bundled = 0;
+        for (const EdgePath& path : layout.edges) {
+            if (path.bundle == 0) {
+                ++bundled;
+                QCOMPARE(path.points.front(), layout.bundles[0].points[path.bundlePoint]);
+            }
+        }
+        QCOMPARE(bundled, std::size_t{chain - 4});  // all but the edges into the three layers below
+    }
+
+    // Two long edges into one node stay two chains: a trunk starts at three.
+    void twoLongEdgesAreNoBundle() {
+        const LayoutInput input{{{20, 20}, {20, 20}, {20, 20}, {20, 20}, {20, 20}},
+                                {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {0, 4}, {1, 4}}};
+        const GraphLayout layout = layoutGraph(input);
+        QCOMPARE(layoutProblems(input, layout), QString());
+        QVERIFY(layout.bundles.empty());
+        QCOMPARE(layout.edges[4].points.size(), 2u + 2 * 3);
+    }
+
+    // Random wide DAGs whose every unread output is gathered by one last node, shuffled: the rules
+    // hold, trunks included, and the edge order does not change the picture.
+    void gatheringDags() {
+        for (const uint32_t seed : {1u, 2u, 3u}) {
+            LayoutInput input = randomDag({400, seed, 1, true, seed == 3, 0});
+            std::vector<uint8_t> read(input.sizes.size(), 0);
+            for (const auto& [s, t] : input.edges) {
+                read[s] = 1;
+            }
+            const auto gatherer = static_cast<uint32_t>(input.sizes.size());
+            input.sizes.push_back({60, 28});
+            for (uint32_t v = 0; v < gatherer; ++v) {
+                if (!read[v] || v % 7 == 0) {
+                    input.edges.emplace_back(v, gatherer);
+                }
+            }
+            const GraphLayout layout = layoutGraph(input);
+            QCOMPARE(layoutProblems(input, layout), QString());
+            QVERIFY(!layout.bundles.empty());
+            LayoutInput shuffled = input;
+            std::vector<std::size_t> order(input.edges.size());
+            std::iota(order.begin(), order.end(), std::size_t{0});
+            std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+            for (std::size_t i = 0; i < order.size(); ++i) {
+                shuffled.edges[i] = input.edges[order[i]];
+            }
+            const GraphLayout again = layoutGraph(shuffled);
+            QCOMPARE(again.nodePositions, layout.nodePositions);
+            for (std::size_t i = 0; i < order.size(); ++i) {
+                QCOMPARE(edgePolyline(again, i), edgePolyline(layout, order[i]));
+            }
+        }
     }
 
     // Not a DAG: the layout still ends, with finite coordinates and no overlaps; a self-loop has no path.

@@ -110,6 +110,51 @@ private slots:
         QCOMPARE(overlap(s.before), QString());
     }
 
+    // A sum over the outputs of every layer of a deep chain: its long edges share one trunk in both
+    // views, drawn once with the arrow at the gathering node; each branch ends on the trunk without
+    // an arrow, and the trunk of the converted view takes the branches' common dtype.
+    void aGatheringNodeIsDrawnWithOneTrunk() {
+        auto graph = std::make_shared<Graph>();
+        auto add = [&](Node node) {
+            graph->nodes.push_back(std::move(node));
+            return NodeEntry{static_cast<NodeId>(graph->nodes.size() - 1), 0, 0};
+        };
+        NodeEntry x = add(Node{"", "data", {}, {}, {}, {}, 1});
+        std::vector<NodeEntry> layers;
+        for (int i = 0; i < 12; ++i) {
+            const std::string name = "fc" + std::to_string(i);
+            const NodeEntry w = add(Node{"", name + "_weight", {}, {}, {}, {}, 1});
+            const NodeEntry b = add(Node{"", name + "_bias", {}, {}, {}, {}, 1});
+            x = add(Node{"FullyConnected", name, {{"num_hidden", "8"}}, {x, w, b}, {}, {}, 1});
+            layers.push_back(x);
+        }
+        const NodeEntry sum = add(Node{"add_n", "sum", {{"num_args", "12"}}, layers, {}, {}, 1});
+        graph->heads = {sum};
+        WorkspaceInput input;
+        input.source = graph;
+        const WorkspaceSnapshot s = computeWorkspaceSnapshot(input, [] { return false; });
+        QVERIFY2(s.conversion, qPrintable(s.error));
+        for (const GraphDrawing* drawing : {&s.before, &s.after}) {
+            QCOMPARE(drawing->trunks.size(), 1);
+            const DrawnEdge& trunk = drawing->trunks.front();
+            QVERIFY(trunk.arrow);
+            QCOMPARE(trunk.source, -1);
+            const DrawnNode& gatherer = drawing->nodes[trunk.target];
+            QCOMPARE(trunk.points.last(), gatherer.centre - QPointF(0, gatherer.size.height() / 2));
+            int branches = 0;
+            for (const DrawnEdge& edge : drawing->edges) {
+                if (edge.target == trunk.target && !edge.arrow) {
+                    ++branches;
+                    QCOMPARE(edge.points.size(), 2);
+                    QVERIFY(trunk.points.contains(edge.points.last()));
+                }
+            }
+            QVERIFY2(branches >= 8, qPrintable(QString::number(branches)));  // not the last layers' short edges
+        }
+        QCOMPARE(s.after.trunks.front().label, QStringLiteral("f16"));
+        QCOMPARE(s.after.nodes[s.after.trunks.front().target].name, QStringLiteral("sum"));
+    }
+
     // The original is laid out like the converted graph: shared nodes sit at the same place in both
     // views (nine in ten at least; the rest move aside where a cast's absence leaves a gap).
     void sharedNodesSitAtTheSamePlace_data() {

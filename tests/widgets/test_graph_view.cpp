@@ -178,6 +178,27 @@ private slots:
         QCOMPARE(view.drawing().nodes.size(), 6);
     }
 
+    // A trunk (edges into one node sharing their way) is one more edge item; the branches that end
+    // on it have no arrow head, so their box stops at the trunk.
+    void trunksAreOneItemEach() {
+        GraphView view;
+        GraphDrawing d = sampleDrawing();
+        DrawnEdge trunk = d.edges.front();
+        trunk.source = -1;
+        d.trunks.push_back(trunk);
+        DrawnEdge& branch = d.edges.back();
+        branch.arrow = false;
+        view.setDrawing(d);
+        QCOMPARE(countItems(view, GraphEdgeItem::Type), d.edges.size() + 1);
+        for (QGraphicsItem* item : view.scene()->items()) {
+            if (item->type() == GraphEdgeItem::Type && static_cast<GraphEdgeItem*>(item)->source() == branch.source &&
+                static_cast<GraphEdgeItem*>(item)->target() == branch.target) {
+                const QRectF box = item->boundingRect();
+                QVERIFY(box.bottom() <= branch.points.last().y() + 2);  // the edge width, no arrow below
+            }
+        }
+    }
+
     void castCount_data() {
         QTest::addColumn<QList<int>>("styles");
         QTest::addColumn<int>("casts");
