@@ -22,6 +22,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QToolBar>
+#include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -81,7 +82,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_workspace(new C
 
     m_countsLabel = new QLabel(this);
     m_busyLabel = new QLabel(this);
+    m_cancelButton = new QToolButton(this);
+    m_cancelButton->setObjectName(QStringLiteral("cancelComputation"));
+    m_cancelButton->setText(tr("Cancel"));
+    m_cancelButton->setToolTip(tr("Stop converting and laying out; the views keep the last finished graphs"));
+    m_cancelButton->setAutoRaise(true);
+    m_cancelButton->hide();
     statusBar()->addPermanentWidget(m_busyLabel);
+    statusBar()->addPermanentWidget(m_cancelButton);
     statusBar()->addPermanentWidget(m_countsLabel);
 
     // Node sizes follow the fonts the views draw with.
@@ -97,6 +105,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_workspace(new C
     connect(m_workspace, &ConversionWorkspace::documentChanged, this, &MainWindow::showDocument);
     connect(m_workspace, &ConversionWorkspace::snapshotReady, this, &MainWindow::showSnapshot);
     connect(m_workspace, &ConversionWorkspace::busyChanged, this, &MainWindow::showBusy);
+    connect(m_workspace, &ConversionWorkspace::stageChanged, this, &MainWindow::showStage);
+    connect(m_cancelButton, &QToolButton::clicked, m_workspace, &ConversionWorkspace::cancelComputation);
+    connect(m_workspace, &ConversionWorkspace::computationCancelled, this, [this] {
+        statusBar()->showMessage(tr("Cancelled: the views show the last finished graphs; an edit lays them out again"),
+                                 8000);
+    });
 
     setWindowTitle(tr("AMP Studio"));
     resize(1440, 960);
@@ -480,7 +494,19 @@ QString MainWindow::countsText() const {
     return text;
 }
 
-void MainWindow::showBusy(bool busy) { m_busyLabel->setText(busy ? tr("Converting…") : QString()); }
+void MainWindow::showBusy(bool busy) {
+    m_busyLabel->setText(busy ? tr("Converting…") : QString());
+    m_cancelButton->setVisible(busy);
+}
+
+void MainWindow::showStage(SnapshotStage stage) {
+    switch (stage) {
+        case SnapshotStage::Converting: m_busyLabel->setText(tr("Converting…")); break;
+        case SnapshotStage::LayingOutConverted: m_busyLabel->setText(tr("Laying out the converted graph…")); break;
+        case SnapshotStage::LayingOutOriginal: m_busyLabel->setText(tr("Laying out the original graph…")); break;
+        case SnapshotStage::Drawing: m_busyLabel->setText(tr("Drawing…")); break;
+    }
+}
 
 void MainWindow::updateInspector() {
     const auto snapshot = m_workspace->snapshot();

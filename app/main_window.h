@@ -17,6 +17,8 @@ class PrecisionTableModel;
 class QActionGroup;
 class QDockWidget;
 class QLabel;
+class QToolButton;
+enum class SnapshotStage;
 class QLineEdit;
 class QMenu;
 class TrainingMonitor;
@@ -69,6 +71,7 @@ private:
     void showDocument();
     void showSnapshot();
     void showBusy(bool busy);
+    void showStage(SnapshotStage stage);
     void updateInspector();
     void showErrorMarks();
     void keepInFloat32(const QStringList& nodes);
@@ -102,6 +105,7 @@ private:
     QAction* m_saveAction = nullptr;  // disabled while the conversion fails its dtype check
     QLabel* m_countsLabel = nullptr;
     QLabel* m_busyLabel = nullptr;
+    QToolButton* m_cancelButton = nullptr;  // stops the conversion and layout in flight
     QLineEdit* m_searchField = nullptr;
     QMenu* m_recentMenu = nullptr;
     QActionGroup* m_paneGroup = nullptr;

@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <QPointer>
 
 #include <filesystem>
 
@@ -146,14 +147,38 @@ void ConversionWorkspace::recomputeNow() {
         return;
     }
     WorkspaceInput input{m_document.graph, m_document.params, m_document.source, m_settings->options(), m_metrics};
+    const quint64 serial = ++m_jobSerial;
+    QPointer<ConversionWorkspace> self(this);
+    // Stages reach the GUI thread queued; one from a computation that has been replaced is dropped.
+    auto progress = [self, serial](SnapshotStage stage) {
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, serial, stage] {
+                if (self && self->m_jobSerial == serial && self->m_tracker.isRunning()) {
+                    emit self->stageChanged(stage);
+                }
+            },
+            Qt::QueuedConnection);
+    };
     m_tracker.startJob(
-        &m_pool, [input = std::move(input)](const std::function<bool()>& cancelled) {
-            return computeWorkspaceSnapshot(input, cancelled);
+        &m_pool, [input = std::move(input), progress](const std::function<bool()>& cancelled) {
+            return computeWorkspaceSnapshot(input, cancelled, progress);
         },
         [this](WorkspaceSnapshot snapshot) { deliver(std::move(snapshot)); });
     if (!wasBusy) {
         emit busyChanged(true);
     }
+}
+
+void ConversionWorkspace::cancelComputation() {
+    if (!isBusy()) {
+        return;
+    }
+    m_debounce.stop();
+    m_tracker.cancel();
+    ++m_jobSerial;
+    emit busyChanged(false);
+    emit computationCancelled();
 }
 
 void ConversionWorkspace::deliver(WorkspaceSnapshot snapshot) {

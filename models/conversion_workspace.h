@@ -56,6 +56,10 @@ public:
     std::shared_ptr<const WorkspaceSnapshot> currentSnapshot();
     bool isBusy() const { return m_tracker.isRunning() || m_debounce.isActive(); }
 
+    // Stops the computation in flight (a layout stops at its next check) and any pending one; the
+    // views keep the last finished snapshot. An edit, or recomputeNow(), starts a new one.
+    void cancelComputation();
+
     void setTextMetrics(const NodeTextMetrics& metrics);
     // Starts the computation at once instead of after the debounce delay.
     void recomputeNow();
@@ -71,6 +75,8 @@ signals:
     void documentChanged();  // a new model was opened; a snapshot follows
     void snapshotReady();    // snapshot() changed
     void busyChanged(bool busy);
+    void stageChanged(SnapshotStage stage);  // the computation in flight began this stage
+    void computationCancelled();
 
 private:
     bool setDocument(ampstudio::ModelDocument document);
@@ -86,4 +92,5 @@ private:
     QTimer m_debounce;
     QThreadPool m_pool;
     JobTracker m_tracker{this};
+    quint64 m_jobSerial = 0;  // the computation whose stages the GUI shows
 };

@@ -11,7 +11,11 @@
 
 using namespace ampstudio;
 
-WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled) {
+WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled,
+                                           const std::function<void(SnapshotStage)>& progress) {
+    const auto stage = [&](SnapshotStage s) {
+        if (progress) progress(s);
+    };
     WorkspaceSnapshot snapshot;
     snapshot.source = input.source;
     snapshot.options = input.options;
@@ -19,6 +23,7 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
 
     QElapsedTimer timer;
     timer.start();
+    stage(SnapshotStage::Converting);
     try {
         auto result = std::make_shared<ConversionResult>(convertModel(source, input.formatSource.get(), input.options));
         if (input.params && !result->source) {  // an ONNX report has its initializer bytes
@@ -39,10 +44,12 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     const LayoutInput beforeInput = layoutInputFromGraph(source, sizeOf);
     if (!snapshot.conversion) {
         snapshot.beforeIndex = std::make_shared<const ConversionIndex>(input.source, nullptr);
+        stage(SnapshotStage::LayingOutOriginal);
         const GraphLayout beforeLayout = layoutGraph(beforeInput, options);
         if (beforeLayout.cancelled) {
             return snapshot;
         }
+        stage(SnapshotStage::Drawing);
         snapshot.before = makeGraphDrawing(*snapshot.beforeIndex, beforeInput, beforeLayout,
                                            input.options.excludedSymNames, false);
         snapshot.layoutMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
@@ -56,6 +63,7 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     snapshot.afterIndex = std::make_shared<const ConversionIndex>(convertedGraph, report);
     const Graph& converted = *convertedGraph;
     const LayoutInput afterInput = layoutInputFromGraph(converted, sizeOf);
+    stage(SnapshotStage::LayingOutConverted);
     const GraphLayout afterLayout = layoutGraph(afterInput, options);
     if (afterLayout.cancelled) {
         return snapshot;
@@ -73,10 +81,12 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
             referenceNodeOf[i] = it->second;
         }
     }
+    stage(SnapshotStage::LayingOutOriginal);
     const GraphLayout beforeLayout = layoutLike(beforeInput, afterLayout, referenceNodeOf, options);
     if (beforeLayout.cancelled) {
         return snapshot;
     }
+    stage(SnapshotStage::Drawing);
     snapshot.after = makeGraphDrawing(*snapshot.afterIndex, afterInput, afterLayout, input.options.excludedSymNames, true);
     snapshot.before =
         makeGraphDrawing(*snapshot.beforeIndex, beforeInput, beforeLayout, input.options.excludedSymNames, false);

@@ -42,5 +42,10 @@ struct WorkspaceSnapshot {
     double layoutMs = 0;  // both layouts and drawings
 };
 
-// Returns a snapshot with empty drawings once `cancelled` says the job is stale.
-WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled);
+// What a snapshot computation is doing, in order, for the status bar of a large model.
+enum class SnapshotStage { Converting, LayingOutConverted, LayingOutOriginal, Drawing };
+
+// Returns a snapshot with empty drawings once `cancelled` says the job is stale. `progress`, when
+// set, is called (on the computing thread) as each stage begins.
+WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled,
+                                           const std::function<void(SnapshotStage)>& progress = {});

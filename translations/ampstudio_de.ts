@@ -126,6 +126,14 @@
         <source>MXNet 1.9.1 bfloat16</source>
         <translation>MXNet 1.9.1 bfloat16</translation>
     </message>
+    <message>
+        <source>ONNX (PyTorch autocast) float16</source>
+        <translation>ONNX (PyTorch-Autocast) float16</translation>
+    </message>
+    <message>
+        <source>ONNX (PyTorch autocast) bfloat16</source>
+        <translation>ONNX (PyTorch-Autocast) bfloat16</translation>
+    </message>
 </context>
 <context>
     <name>ConversionSettings</name>
@@ -804,6 +812,30 @@
         <source>Models (*-symbol.json *.json *.params *.onnx);;MXNet models (*-symbol.json *.json *.params);;ONNX models (*.onnx);;All files (*)</source>
         <translation>Modelle (*-symbol.json *.json *.params *.onnx);;MXNet-Modelle (*-symbol.json *.json *.params);;ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
     </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Stop converting and laying out; the views keep the last finished graphs</source>
+        <translation>Konvertieren und Layout anhalten; die Ansichten behalten die zuletzt fertigen Graphen</translation>
+    </message>
+    <message>
+        <source>Cancelled: the views show the last finished graphs; an edit lays them out again</source>
+        <translation>Abgebrochen: Die Ansichten zeigen die zuletzt fertigen Graphen; eine Änderung ordnet sie neu an</translation>
+    </message>
+    <message>
+        <source>Laying out the converted graph…</source>
+        <translation>Layout des konvertierten Graphen…</translation>
+    </message>
+    <message>
+        <source>Laying out the original graph…</source>
+        <translation>Layout des Originalgraphen…</translation>
+    </message>
+    <message>
+        <source>Drawing…</source>
+        <translation>Zeichnen…</translation>
+    </message>
 </context>
 <context>
     <name>NodeContextMenu</name>
@@ -1371,6 +1403,10 @@ Doppelklicken, um ihn anzuzeigen</translation>
     <message>
         <source>Exported the lists to %1.</source>
         <translation>Listen nach %1 exportiert.</translation>
+    </message>
+    <message>
+        <source>“%1” is not an ONNX op type libonnx knows.</source>
+        <translation>„%1“ ist kein ONNX-Op-Typ, den libonnx kennt.</translation>
     </message>
 </context>
 <context>

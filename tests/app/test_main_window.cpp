@@ -15,8 +15,10 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QTranslator>
 #include <QUndoStack>
 #include <QtTest>
@@ -118,6 +120,41 @@ private slots:
         QCOMPARE(std::size_t(window.afterView()->highlightedCastCount()), report.ampCastCount + report.ampMulticastCount);
         QVERIFY(QSettings().value(settings::kRecentFiles + QStringLiteral("/1/path")).toString().endsWith(
             QStringLiteral("squeezenet_v1.1-symbol.json")));
+    }
+
+    // While a model is converted and laid out the status bar names the stage and offers Cancel;
+    // cancelling keeps the last finished graphs on screen, and the next edit lays the model out.
+    void aLayoutInFlightShowsItsStageAndCanBeCancelled() {
+        MainWindow window;
+        QVERIFY(window.openDemo());
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        auto* cancel = window.findChild<QToolButton*>(QStringLiteral("cancelComputation"));
+        QVERIFY(cancel);
+        QVERIFY(cancel->isHidden());
+        QSignalSpy ready(window.workspace(), &ConversionWorkspace::snapshotReady);
+        drop(&window, kSqueezenet);
+        QVERIFY(window.workspace()->isBusy());
+        QVERIFY(!cancel->isHidden());
+        cancel->click();
+        QVERIFY(!window.workspace()->isBusy());
+        QVERIFY(cancel->isHidden());
+        QVERIFY2(window.statusBar()->currentMessage().startsWith(QStringLiteral("Cancelled")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        QTest::qWait(500);
+        QCOMPARE(ready.count(), 0);
+        QCOMPARE(window.beforeView()->drawing().nodes.size(), 14);  // still the MLP's
+
+        QSignalSpy stages(window.workspace(), &ConversionWorkspace::stageChanged);
+        window.workspace()->settings()->moveOp(QStringLiteral("FullyConnected"), OpList::Fp32);
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 20000);
+        QCOMPARE(window.beforeView()->drawing().nodes.size(), 121);
+        QList<SnapshotStage> seen;
+        for (const QList<QVariant>& args : stages) {
+            seen.push_back(args.at(0).value<SnapshotStage>());
+        }
+        QCOMPARE(seen, (QList<SnapshotStage>{SnapshotStage::Converting, SnapshotStage::LayingOutConverted,
+                                             SnapshotStage::LayingOutOriginal, SnapshotStage::Drawing}));
+        QVERIFY(cancel->isHidden());
     }
 
     void droppingParamsFindsTheirSymbol() {
