@@ -53,6 +53,12 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), m_scene(new QGrap
 
 // The items point at m_style: the scene (and with it every item) goes before the members do.
 GraphView::~GraphView() {
+    // As in setDrawing(): run the scene's pending polish first, detach the view so that no item's
+    // removal is reported to it, then clear the scene in one go. Deleting a populated scene with the
+    // view attached took 12 s for 175k items (quadratic).
+    QCoreApplication::sendPostedEvents(m_scene, QEvent::MetaCall);
+    setScene(nullptr);
+    m_scene->clear();
     delete m_scene;
 }
 

@@ -51,13 +51,14 @@ void waitUntilShown(MainWindow& window) {
 struct Row {
     std::string model;
     std::size_t nodesBefore = 0, nodesAfter = 0;
-    double openMs = 0, editMs = 0, undoMs = 0;
+    double openMs = 0, editMs = 0, undoMs = 0, closeMs = 0;
 };
 
 Row measure(const std::string& label, const QString& path, int repeats) {
     Row row;
     row.model = label;
-    MainWindow window;
+    auto owned = std::make_unique<MainWindow>();
+    MainWindow& window = *owned;
     window.resize(1400, 860);
     window.show();
     row.openMs = medianMs(repeats, [&] {
@@ -87,6 +88,10 @@ Row measure(const std::string& label, const QString& path, int repeats) {
     std::sort(undo.begin(), undo.end());
     row.editMs = edit[edit.size() / 2];
     row.undoMs = undo[undo.size() / 2];
+    QElapsedTimer closing;  // what closing the window (or quitting) costs: every item deleted
+    closing.start();
+    owned.reset();
+    row.closeMs = static_cast<double>(closing.nsecsElapsed()) / 1e6;
     return row;
 }
 
@@ -129,12 +134,13 @@ int main(int argc, char** argv) {
 
     std::printf("# bench_workspace: MainWindow offscreen 1400x860, median ms over %d runs\n", repeats);
     std::printf("# open = openFile() until both views show the conversion; edit = two ops moved to FP32 "
-                "(debounce included) until the converted view is redrawn; undo = both undone\n");
-    std::printf("%-18s %8s %8s %10s %10s %10s\n", "# model", "before", "after", "open_ms", "edit_ms", "undo_ms");
+                "(debounce included) until the converted view is redrawn; undo = both undone; close = the window deleted, once\n");
+    std::printf("%-18s %8s %8s %10s %10s %10s %10s\n", "# model", "before", "after", "open_ms", "edit_ms", "undo_ms",
+                "close_ms");
     for (const auto& [label, path] : models) {
         const Row row = measure(label, path, repeats);
-        std::printf("%-18s %8zu %8zu %10.1f %10.1f %10.1f\n", row.model.c_str(), row.nodesBefore, row.nodesAfter,
-                    row.openMs, row.editMs, row.undoMs);
+        std::printf("%-18s %8zu %8zu %10.1f %10.1f %10.1f %10.1f\n", row.model.c_str(), row.nodesBefore, row.nodesAfter,
+                    row.openMs, row.editMs, row.undoMs, row.closeMs);
         std::fflush(stdout);
     }
     std::printf("# peak_rss_MiB %.0f\n", peakRssMiB());
