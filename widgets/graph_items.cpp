@@ -1,5 +1,6 @@
 #include "graph_items.h"
 
+#include <QFontMetricsF>
 #include <QLineF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
@@ -265,113 +266,206 @@ void GraphNodeItem::setWarningMark(bool on) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// GraphEdgeItem
+// GraphEdgeLayer
 
-GraphEdgeItem::GraphEdgeItem(const DrawnEdge& edge, const GraphSceneStyle* style)
-    : m_sceneStyle(style),
-      m_source(edge.source),
-      m_target(edge.target),
-      m_label(edge.label),
-      m_arrow(edge.arrow),
-      m_labelShown(edge.labelShown && !edge.label.isEmpty()) {
-    setZValue(0);
-    setAcceptedMouseButtons(Qt::NoButton);
-    // Consecutive duplicates would give a bend or the arrow no direction.
-    bool duplicates = false;
-    for (qsizetype i = 1; i < edge.points.size(); ++i) {
-        duplicates = duplicates || QLineF(edge.points[i - 1], edge.points[i]).length() <= 1e-6;
-    }
-    if (!duplicates) {
-        m_points = edge.points;  // shared, not copied
-    } else {
-        for (const QPointF& p : edge.points) {
-            if (m_points.isEmpty() || QLineF(m_points.last(), p).length() > 1e-6) {
-                m_points << p;
-            }
-        }
-    }
-    if (m_points.size() < 2) {
-        m_points.clear();
-        return;
-    }
+namespace {
 
-    const QPointF end = m_points.last();
-    const QPointF before = m_points[m_points.size() - 2];
-    const QPointF dir = unit(end - before);
-    const QPointF normal(-dir.y(), dir.x());
-    const qreal arrowLength = m_arrow ? std::min(kArrowLength, QLineF(before, end).length() * 0.8) : 0.0;
-    m_arrowBase = end - dir * arrowLength;
-    m_arrowLeft = m_arrowBase + normal * kArrowHalfWidth;
-    m_arrowRight = m_arrowBase - normal * kArrowHalfWidth;
+constexpr double kBandHeight = 1024;  // scene units per band of the edge index
 
-    // The rounded path stays inside the polyline's box (quadratic curves keep to their control
-    // points' hull), the arrow head reaches a little to the sides.
-    m_bounds = m_points.boundingRect() | QPolygonF({m_arrowLeft, m_arrowRight}).boundingRect();
-    if (m_labelShown) {
-        const QFontMetricsF& fm = m_sceneStyle->edgeLabelMetrics;
-        const qreal w = fm.horizontalAdvance(m_label);
-        // Beside the first stretch of the edge, just below its source. The label is the dtype the
-        // source produces, so where edges fan out from one source their labels coincide (same text),
-        // while at a target, where edges from different sources meet, they would overlap and differ.
-        const QPointF anchor = pointAlong(m_points, 3 + fm.height() / 2);
-        m_labelRect = QRectF(anchor.x() + 3, anchor.y() - fm.height() / 2, w + 4, fm.height());
-        m_labelOrigin = QPointF(m_labelRect.left() + 2, m_labelRect.top() + fm.ascent());
-        m_bounds |= m_labelRect;
-    }
-    m_bounds.adjust(-kEdgeWidth, -kEdgeWidth, kEdgeWidth, kEdgeWidth);
-}
-
-QPainterPath GraphEdgeItem::path() const {
-    // Rounded bends: a layered layout's polylines turn at dummy nodes, and sharp corners there read
-    // as junctions.
-    QPainterPath path(m_points.first());
-    for (qsizetype i = 1; i + 1 < m_points.size(); ++i) {
-        const QPointF p = m_points[i];
-        const QPointF in = p - m_points[i - 1];
-        const QPointF out = m_points[i + 1] - p;
+// Rounded bends: a layered layout's polylines turn at dummy nodes, and sharp corners there read as
+// junctions. Ends at the arrow head's base.
+QPainterPath edgePath(const EdgeShape& shape) {
+    const QPolygonF& points = shape.points;
+    QPainterPath path(points.first());
+    for (qsizetype i = 1; i + 1 < points.size(); ++i) {
+        const QPointF p = points[i];
+        const QPointF in = p - points[i - 1];
+        const QPointF out = points[i + 1] - p;
         const qreal r =
             std::min({kBendRadius, std::hypot(in.x(), in.y()) / 2, std::hypot(out.x(), out.y()) / 2});
         path.lineTo(p - unit(in) * r);
         path.quadTo(p, p + unit(out) * r);
     }
-    path.lineTo(m_arrowBase);
+    path.lineTo(shape.arrowBase);
     return path;
 }
 
-void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
-    if (m_points.isEmpty()) {
-        return;
-    }
-    const GraphSceneStyle& s = *m_sceneStyle;
-    const qreal lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
-    const QColor colour = s.edgeColour(m_label);
+void paintEdge(QPainter* painter, const DrawnEdge& edge, const EdgeShape& shape, const GraphSceneStyle& s,
+               qreal lod) {
+    const QColor colour = s.edgeColour(edge.label);
     if (lod < kPlainEdgeLevel) {
         painter->setPen(QPen(colour, 0));  // cosmetic: one device pixel at any zoom
-        painter->drawPolyline(m_points);
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPolyline(shape.points);
         return;
     }
     QPen pen(colour, kEdgeWidth);
     pen.setCapStyle(Qt::FlatCap);
     painter->setPen(pen);
     painter->setBrush(Qt::NoBrush);
-    if (m_points.size() == 2) {
-        painter->drawLine(m_points.first(), m_arrowBase);  // most edges: no path needed
+    if (shape.points.size() == 2) {
+        painter->drawLine(shape.points.first(), shape.arrowBase);  // most edges: no path needed
     } else {
-        painter->drawPath(path());
+        painter->drawPath(edgePath(shape));
     }
     painter->setPen(Qt::NoPen);
     painter->setBrush(colour);
-    if (m_arrow) {
-        const QPointF arrow[3] = {m_points.last(), m_arrowLeft, m_arrowRight};
+    if (edge.arrow) {
+        const QPointF arrow[3] = {shape.points.last(), shape.arrowLeft, shape.arrowRight};
         painter->drawPolygon(arrow, 3);
     }
-    if (lod >= kTextLevel && m_labelShown) {
+    if (lod >= kTextLevel && !shape.labelRect.isEmpty()) {
         painter->setBrush(s.labelHalo);
-        painter->drawRoundedRect(m_labelRect, 2, 2);
+        painter->drawRoundedRect(shape.labelRect, 2, 2);
         painter->setPen(s.edgeLabel);
         painter->setFont(s.edgeLabelFont);
-        painter->drawText(m_labelOrigin, m_label);
+        painter->drawText(shape.labelOrigin, edge.label);
     }
+}
+
+}  // namespace
+
+EdgeShape edgeShape(const DrawnEdge& edge, const GraphSceneStyle& style) {
+    EdgeShape shape;
+    // Consecutive duplicates would give a bend or the arrow no direction.
+    bool duplicates = false;
+    for (qsizetype i = 1; i < edge.points.size(); ++i) {
+        duplicates = duplicates || QLineF(edge.points[i - 1], edge.points[i]).length() <= 1e-6;
+    }
+    if (!duplicates) {
+        shape.points = edge.points;  // shared, not copied
+    } else {
+        for (const QPointF& p : edge.points) {
+            if (shape.points.isEmpty() || QLineF(shape.points.last(), p).length() > 1e-6) {
+                shape.points << p;
+            }
+        }
+    }
+    if (shape.points.size() < 2) {
+        shape.points.clear();
+        return shape;
+    }
+    const QPointF end = shape.points.last();
+    const QPointF before = shape.points[shape.points.size() - 2];
+    const QPointF dir = unit(end - before);
+    const QPointF normal(-dir.y(), dir.x());
+    const qreal arrowLength = edge.arrow ? std::min(kArrowLength, QLineF(before, end).length() * 0.8) : 0.0;
+    shape.arrowBase = end - dir * arrowLength;
+    shape.arrowLeft = shape.arrowBase + normal * kArrowHalfWidth;
+    shape.arrowRight = shape.arrowBase - normal * kArrowHalfWidth;
+    // The rounded path stays inside the polyline's box (quadratic curves keep to their control
+    // points' hull), the arrow head reaches a little to the sides.
+    shape.bounds = shape.points.boundingRect();
+    if (edge.arrow) {
+        shape.bounds |= QPolygonF({shape.arrowLeft, shape.arrowRight}).boundingRect();
+    }
+    if (edge.labelShown && !edge.label.isEmpty()) {
+        const QFontMetricsF& fm = style.edgeLabelMetrics;
+        const qreal w = fm.horizontalAdvance(edge.label);
+        // Beside the first stretch of the edge, just below its source. The label is the dtype the
+        // source produces, so where edges fan out from one source their labels coincide (same text),
+        // while at a target, where edges from different sources meet, they would overlap and differ.
+        const QPointF anchor = pointAlong(shape.points, 3 + fm.height() / 2);
+        shape.labelRect = QRectF(anchor.x() + 3, anchor.y() - fm.height() / 2, w + 4, fm.height());
+        shape.labelOrigin = QPointF(shape.labelRect.left() + 2, shape.labelRect.top() + fm.ascent());
+        shape.bounds |= shape.labelRect;
+    }
+    shape.bounds.adjust(-kEdgeWidth, -kEdgeWidth, kEdgeWidth, kEdgeWidth);
+    return shape;
+}
+
+GraphEdgeLayer::GraphEdgeLayer(const GraphDrawing& drawing, const QRectF& bounds, const GraphSceneStyle* style)
+    : m_drawing(drawing), m_sceneStyle(style), m_bounds(bounds) {
+    setZValue(0);
+    setAcceptedMouseButtons(Qt::NoButton);
+    setFlag(ItemUsesExtendedStyleOption);  // paint() is told the exposed rectangle
+    const qsizetype count = drawing.edges.size() + drawing.trunks.size();
+    m_edgeBounds.reserve(static_cast<std::size_t>(count));
+    m_bandTop = bounds.top();
+    m_bandHeight = kBandHeight;
+    const auto bands = static_cast<std::size_t>(std::max(1.0, std::ceil(bounds.height() / m_bandHeight) + 1));
+    auto bandOf = [&](double y) {
+        return static_cast<std::size_t>(std::clamp((y - m_bandTop) / m_bandHeight, 0.0, double(bands - 1)));
+    };
+    std::vector<uint32_t> counts(bands + 1, 0);
+    for (qsizetype i = 0; i < count; ++i) {
+        const QRectF box = edgeShape(edge(static_cast<int>(i)), *style).bounds;
+        m_edgeBounds.push_back(box);
+        if (!box.isNull()) {
+            for (std::size_t b = bandOf(box.top()); b <= bandOf(box.bottom()); ++b) ++counts[b + 1];
+        }
+    }
+    for (std::size_t b = 0; b < bands; ++b) counts[b + 1] += counts[b];
+    m_bandStart = counts;
+    m_bandEdges.resize(counts[bands]);
+    for (qsizetype i = 0; i < count; ++i) {
+        const QRectF& box = m_edgeBounds[static_cast<std::size_t>(i)];
+        if (!box.isNull()) {
+            for (std::size_t b = bandOf(box.top()); b <= bandOf(box.bottom()); ++b) {
+                m_bandEdges[counts[b]++] = static_cast<uint32_t>(i);
+            }
+        }
+    }
+    m_seen.assign(static_cast<std::size_t>(count), 0);
+}
+
+const DrawnEdge& GraphEdgeLayer::edge(int index) const {
+    return index < m_drawing.edges.size() ? m_drawing.edges[index] : m_drawing.trunks[index - m_drawing.edges.size()];
+}
+
+template <typename Visit>
+void GraphEdgeLayer::forEachMeeting(const QRectF& rect, Visit visit) const {
+    if (m_bandStart.size() < 2) return;
+    if (++m_query == 0) {  // wrapped: forget every stamp
+        std::fill(m_seen.begin(), m_seen.end(), 0);
+        m_query = 1;
+    }
+    const std::size_t bands = m_bandStart.size() - 1;
+    auto bandOf = [&](double y) {
+        return static_cast<std::size_t>(std::clamp((y - m_bandTop) / m_bandHeight, 0.0, double(bands - 1)));
+    };
+    for (std::size_t b = bandOf(rect.top()); b <= bandOf(rect.bottom()); ++b) {
+        for (uint32_t k = m_bandStart[b]; k < m_bandStart[b + 1]; ++k) {
+            const uint32_t e = m_bandEdges[k];
+            if (m_seen[e] != m_query && m_edgeBounds[e].intersects(rect)) {
+                m_seen[e] = m_query;
+                visit(static_cast<int>(e));
+            }
+        }
+    }
+}
+
+QList<int> GraphEdgeLayer::edgesMeeting(const QRectF& rect) const {
+    QList<int> found;
+    forEachMeeting(rect, [&](int e) { found.push_back(e); });
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+void GraphEdgeLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const GraphSceneStyle& s = *m_sceneStyle;
+    const qreal lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+    QRectF exposed = option && !option->exposedRect.isEmpty() ? option->exposedRect : m_bounds;
+    // QGraphicsView::render() and QGraphicsScene::render() expose the whole item: what can show is
+    // still only what falls on the device (or inside the clip).
+    bool invertible = false;
+    const QTransform toItem = painter->worldTransform().inverted(&invertible);
+    if (invertible && painter->device()) {
+        QRectF onDevice(0, 0, painter->device()->width(), painter->device()->height());
+        if (painter->hasClipping()) {
+            onDevice &= painter->worldTransform().mapRect(painter->clipBoundingRect());
+        }
+        exposed &= toItem.mapRect(onDevice).adjusted(-kArrowLength, -kArrowLength, kArrowLength, kArrowLength);
+    }
+    painter->save();
+    forEachMeeting(exposed, [&](int e) {
+        const DrawnEdge& drawn = edge(e);
+        const EdgeShape shape = edgeShape(drawn, s);
+        if (!shape.points.isEmpty()) {
+            paintEdge(painter, drawn, shape, s, lod);
+        }
+    });
+    painter->restore();
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -102,10 +102,15 @@ void GraphView::setDrawing(const GraphDrawing& drawing) {
     // every removed and added item into one dirty region (quadratic in the items on screen).
     m_scene->update();
     m_nodeItems.clear();
-    m_edgeItems.clear();
+    m_cellKeys.clear();  // no items are made on demand until the new drawing's cells are known
+    m_cellStart.clear();
+    m_cellNodes.clear();
+    m_cellMade.clear();
+    m_edgeLayer = nullptr;
     m_overview = nullptr;
     m_nodeIndex.clear();
     m_matches.clear();
+    m_isMatch.clear();
     m_currentMatch = -1;
     m_castCount = 0;
     m_scene->clear();
@@ -128,31 +133,24 @@ void GraphView::setDrawing(const GraphDrawing& drawing) {
         m_overview->setVisible(false);
     }
     m_scene->addItem(m_overview);
-    m_nodeItems.reserve(m_drawing.nodes.size());
+    m_edgeLayer = new GraphEdgeLayer(m_drawing, sceneRect, &m_style);
+    if (m_overviewShown) {
+        m_edgeLayer->setVisible(false);
+    }
+    m_scene->addItem(m_edgeLayer);
+    m_nodeItems = QList<GraphNodeItem*>(m_drawing.nodes.size(), nullptr);
+    m_isMatch = QList<bool>(m_drawing.nodes.size(), false);
     m_nodeIndex.reserve(m_drawing.nodes.size());
     for (int i = 0; i < m_drawing.nodes.size(); ++i) {
         const DrawnNode& node = m_drawing.nodes[i];
-        auto* item = new GraphNodeItem(node, i, &m_style);
-        if (m_overviewShown) {
-            item->setVisible(false);
-        }
-        m_scene->addItem(item);
-        m_nodeItems.push_back(item);
         m_nodeIndex.insert(node.name, i);
         if (node.style == NodeStyle::Cast || node.style == NodeStyle::Multicast) {
             ++m_castCount;
         }
     }
-    m_edgeItems.reserve(m_drawing.edges.size() + m_drawing.trunks.size());
-    for (const QList<DrawnEdge>* edges : {&m_drawing.edges, &m_drawing.trunks}) {
-        for (const DrawnEdge& edge : *edges) {
-            auto* item = new GraphEdgeItem(edge, &m_style);
-            if (m_overviewShown) {
-                item->setVisible(false);
-            }
-            m_scene->addItem(item);
-            m_edgeItems.push_back(item);
-        }
+    indexNodeCells(sceneRect);
+    if (m_drawing.nodes.size() <= kEagerNodeItems) {
+        materializeNodes(sceneRect);
     }
 
     applyErrorMarks();
@@ -174,11 +172,103 @@ void GraphView::setDrawing(const GraphDrawing& drawing) {
         centerOn(centre);
     }
     --m_quietMoves;
+    materializeVisibleNodes();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Node items on demand
+
+// Nodes by the grid cell of their centre, cells in row-major order, for materializeNodes().
+void GraphView::indexNodeCells(const QRectF& sceneRect) {
+    m_cellOrigin = sceneRect.topLeft();
+    m_cellColumns = std::max<qint64>(1, static_cast<qint64>(std::ceil(sceneRect.width() / kNodeCell)) + 1);
+    std::vector<std::pair<qint64, int>> keyed;
+    keyed.reserve(static_cast<std::size_t>(m_drawing.nodes.size()));
+    for (int i = 0; i < m_drawing.nodes.size(); ++i) {
+        keyed.emplace_back(cellOf(m_drawing.nodes[i].centre), i);
+    }
+    std::sort(keyed.begin(), keyed.end());
+    m_cellKeys.clear();
+    m_cellStart.clear();
+    m_cellNodes.clear();
+    m_cellNodes.reserve(keyed.size());
+    for (const auto& [key, node] : keyed) {
+        if (m_cellKeys.empty() || m_cellKeys.back() != key) {
+            m_cellKeys.push_back(key);
+            m_cellStart.push_back(static_cast<int>(m_cellNodes.size()));
+        }
+        m_cellNodes.push_back(node);
+    }
+    m_cellStart.push_back(static_cast<int>(m_cellNodes.size()));
+    m_cellMade.assign(m_cellKeys.size(), 0);
+}
+
+qint64 GraphView::cellOf(const QPointF& p) const {
+    const auto column = static_cast<qint64>(std::max(0.0, std::floor((p.x() - m_cellOrigin.x()) / kNodeCell)));
+    const auto row = static_cast<qint64>(std::max(0.0, std::floor((p.y() - m_cellOrigin.y()) / kNodeCell)));
+    return row * m_cellColumns + std::min(column, m_cellColumns - 1);
+}
+
+// Items for every node whose centre lies in a cell `rect` touches, those not made yet. A node is at
+// most half a cell from its centre's cell, so one cell of margin around the viewport covers all
+// that can show.
+void GraphView::materializeNodes(const QRectF& rect) {
+    if (m_cellKeys.empty()) {
+        return;
+    }
+    const qint64 first = cellOf(rect.topLeft());
+    const qint64 last = cellOf(rect.bottomRight());
+    const qint64 firstColumn = first % m_cellColumns, lastColumn = last % m_cellColumns;
+    for (qint64 row = first / m_cellColumns; row <= last / m_cellColumns; ++row) {
+        const qint64 from = row * m_cellColumns + firstColumn, to = row * m_cellColumns + lastColumn;
+        auto it = std::lower_bound(m_cellKeys.begin(), m_cellKeys.end(), from);
+        for (; it != m_cellKeys.end() && *it <= to; ++it) {
+            const auto cell = static_cast<std::size_t>(it - m_cellKeys.begin());
+            if (m_cellMade[cell]) {
+                continue;
+            }
+            m_cellMade[cell] = 1;
+            for (int k = m_cellStart[cell]; k < m_cellStart[cell + 1]; ++k) {
+                makeNodeItem(m_cellNodes[static_cast<std::size_t>(k)]);
+            }
+        }
+    }
+}
+
+void GraphView::materializeVisibleNodes() {
+    if (m_overviewShown || m_cellKeys.empty()) {
+        return;  // the overview draws every node itself
+    }
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    materializeNodes(visible.adjusted(-kNodeCell, -kNodeCell, kNodeCell, kNodeCell));
+}
+
+void GraphView::makeNodeItem(int index) {
+    const DrawnNode& node = m_drawing.nodes[index];
+    auto* item = new GraphNodeItem(node, index, &m_style);
+    item->setVisible(!m_overviewShown);
+    item->setSelectedNode(node.name == m_selected);
+    item->setMatched(m_isMatch[index]);
+    const NodeMarks marks = marksOf(index);
+    item->setFillOverride(marks.fill);
+    item->setWarningMark(marks.warning);
+    m_scene->addItem(item);
+    m_nodeItems[index] = item;
+}
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+    QGraphicsView::scrollContentsBy(dx, dy);
+    materializeVisibleNodes();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+    QGraphicsView::resizeEvent(event);
+    materializeVisibleNodes();
 }
 
 GraphNodeItem* GraphView::nodeItem(const QString& name) const {
     const auto it = m_nodeIndex.constFind(name);
-    return it == m_nodeIndex.cend() ? nullptr : m_nodeItems[*it];
+    return it == m_nodeIndex.cend() ? nullptr : m_nodeItems[*it];  // null until its cell was in view
 }
 
 QGraphicsItem* GraphView::itemForNode(const QString& name) const {
@@ -248,18 +338,27 @@ void GraphView::setColouring(Colouring colouring) {
 
 // Error colouring: measured nodes in the scale's colour, everything else in one quiet grey (casts
 // keep their shapes and badges); warnings marked in both colourings, where they exist.
+GraphView::NodeMarks GraphView::marksOf(int index) const {
+    const bool byError = m_colouring == Colouring::Error && !m_errorMarks.isEmpty();
+    const auto it = m_errorMarks.constFind(m_drawing.nodes[index].name);
+    const bool marked = it != m_errorMarks.cend();
+    NodeMarks marks;
+    marks.fill = !byError ? QColor() : marked ? error_scale::colourFor(it->error) : error_scale::unmeasuredFill(m_style.dark);
+    marks.warning = marked && !it->warnings.isEmpty();
+    return marks;
+}
+
 void GraphView::applyErrorMarks() {
     const bool byError = m_colouring == Colouring::Error && !m_errorMarks.isEmpty();
     QHash<QRgb, QList<QRectF>> byColour;
-    const QColor grey = error_scale::unmeasuredFill(m_style.dark);
-    for (GraphNodeItem* item : std::as_const(m_nodeItems)) {
-        const auto it = m_errorMarks.constFind(item->name());
-        const bool marked = it != m_errorMarks.cend();
-        const QColor fill = !byError ? QColor() : marked ? error_scale::colourFor(it->error) : grey;
-        item->setFillOverride(fill);
-        item->setWarningMark(marked && !it->warnings.isEmpty());
+    for (int i = 0; i < m_drawing.nodes.size(); ++i) {
+        const NodeMarks marks = marksOf(i);
+        if (GraphNodeItem* item = m_nodeItems.value(i)) {
+            item->setFillOverride(marks.fill);
+            item->setWarningMark(marks.warning);
+        }
         if (byError) {
-            byColour[fill.rgb()].push_back(drawnNodeRect(m_drawing.nodes[item->index()]));
+            byColour[marks.fill.rgb()].push_back(drawnNodeRect(m_drawing.nodes[i]));
         }
     }
     if (m_overview) {
@@ -278,7 +377,7 @@ void GraphView::updateStyle() {
     m_style = GraphSceneStyle::fromPalette(palette(), font());
     m_scene->setBackgroundBrush(m_style.background);
     for (GraphNodeItem* item : std::as_const(m_nodeItems)) {
-        item->invalidateText();
+        if (item) item->invalidateText();
     }
     applyErrorMarks();  // the grey of unmeasured nodes follows the palette
     m_scene->update();
@@ -366,12 +465,13 @@ void GraphView::showOverview(bool overview) {
     m_overviewShown = overview;
     m_scene->update();  // one full repaint rather than thousands of dirty rects (see setDrawing())
     for (GraphNodeItem* item : std::as_const(m_nodeItems)) {
-        item->setVisible(!overview);
+        if (item) item->setVisible(!overview);
     }
-    for (QGraphicsItem* item : std::as_const(m_edgeItems)) {
-        item->setVisible(!overview);
+    if (m_edgeLayer) {
+        m_edgeLayer->setVisible(!overview);
     }
     m_overview->setVisible(overview);
+    materializeVisibleNodes();
 }
 
 void GraphView::updateOverviewHighlights() {
@@ -508,20 +608,21 @@ void GraphView::setSelection(const QString& name, bool notify) {
 }
 
 void GraphView::selectNode(const QString& name, bool ensureVisible) {
-    GraphNodeItem* item = nodeItem(name);
-    if (!name.isEmpty() && !item) {
+    const auto it = m_nodeIndex.constFind(name);
+    if (!name.isEmpty() && it == m_nodeIndex.cend()) {
         setSelection({}, false);
         return;
     }
     setSelection(name, true);
-    if (item && ensureVisible) {
-        QGraphicsView::ensureVisible(item, 40, 40);
+    if (it != m_nodeIndex.cend() && ensureVisible) {
+        QGraphicsView::ensureVisible(drawnNodeRect(m_drawing.nodes[*it]), 40, 40);
     }
 }
 
 int GraphView::findNodes(const QString& text) {
     for (const int i : std::as_const(m_matches)) {
-        m_nodeItems[i]->setMatched(false);
+        m_isMatch[i] = false;
+        if (m_nodeItems[i]) m_nodeItems[i]->setMatched(false);
     }
     m_matches.clear();
     m_currentMatch = -1;
@@ -542,7 +643,8 @@ int GraphView::findNodes(const QString& text) {
         return pa.y() != pb.y() ? pa.y() < pb.y() : pa.x() < pb.x();
     });
     for (const int i : std::as_const(m_matches)) {
-        m_nodeItems[i]->setMatched(true);
+        m_isMatch[i] = true;
+        if (m_nodeItems[i]) m_nodeItems[i]->setMatched(true);
     }
     updateOverviewHighlights();
     return static_cast<int>(m_matches.size());
@@ -579,6 +681,9 @@ void GraphView::renderForExport(QPainter* painter, const QRectF& target, const Q
     const bool overview = m_overviewShown;
     showOverview(std::min(target.width() / source.width(), target.height() / source.height()) <
                  kPlainEdgeLevel);
+    if (!m_overviewShown) {
+        materializeNodes(source);  // the picture shows more than the viewport
+    }
     m_style.showHighlights = false;
     m_scene->render(painter, target, source, Qt::KeepAspectRatio);
     m_style.showHighlights = true;

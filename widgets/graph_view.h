@@ -18,9 +18,12 @@
 #include <QString>
 #include <QStringList>
 
+#include <vector>
+
 #include "graph_drawing.h"
 #include "graph_style.h"
 
+class GraphEdgeLayer;
 class GraphNodeItem;
 class GraphOverviewItem;
 class QGraphicsScene;
@@ -29,6 +32,10 @@ class GraphView : public QGraphicsView {
     Q_OBJECT
 public:
     static constexpr double kMinZoom = 0.01;
+    // Drawings up to this many nodes get every node item at once; larger ones as their part of
+    // the scene comes into view (cells of kNodeCell scene units).
+    static constexpr qsizetype kEagerNodeItems = 5000;
+    static constexpr double kNodeCell = 1024;
     static constexpr double kMaxZoom = 8.0;
     static constexpr double kZoomStep = 1.25;        // zoomIn()/zoomOut() and one wheel notch
     static constexpr double kMaxExportSide = 16384;  // PNG export scales down past this many pixels
@@ -118,6 +125,8 @@ protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
     bool viewportEvent(QEvent* event) override;
     void changeEvent(QEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void zoomAbout(double zoom, const QPoint& viewportAnchor);
@@ -132,12 +141,32 @@ private:
     GraphNodeItem* nodeItem(const QString& name) const;
     QString toolTipFor(const DrawnNode& node) const;
     void applyErrorMarks();
+    struct NodeMarks {
+        QColor fill;  // invalid: the style's own
+        bool warning = false;
+    };
+    NodeMarks marksOf(int index) const;
+    void indexNodeCells(const QRectF& sceneRect);
+    qint64 cellOf(const QPointF& p) const;
+    void materializeNodes(const QRectF& rect);
+    void materializeVisibleNodes();
+    void makeNodeItem(int index);
 
     QGraphicsScene* m_scene;
     GraphDrawing m_drawing;
     GraphSceneStyle m_style;            // every item points here
-    QList<GraphNodeItem*> m_nodeItems;  // by node index
-    QList<QGraphicsItem*> m_edgeItems;
+    // By node index; null until the node's cell has come into view. A graph of 100k nodes would
+    // otherwise hold as many items (0.8 KiB each with the scene's index) of which a few hundred show.
+    QList<GraphNodeItem*> m_nodeItems;
+    QList<bool> m_isMatch;  // by node index: a search match (for items made later)
+    // The nodes by grid cell of their centre (kNodeCell square, row-major keys, CSR).
+    QPointF m_cellOrigin;
+    qint64 m_cellColumns = 1;
+    std::vector<qint64> m_cellKeys;
+    std::vector<int> m_cellStart;
+    std::vector<int> m_cellNodes;
+    std::vector<quint8> m_cellMade;
+    GraphEdgeLayer* m_edgeLayer = nullptr;
     GraphOverviewItem* m_overview = nullptr;
     Colouring m_colouring = Colouring::Precision;
     QHash<QString, NodeErrorMark> m_errorMarks;
