@@ -106,6 +106,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_workspace(new C
     connect(m_workspace, &ConversionWorkspace::snapshotReady, this, &MainWindow::showSnapshot);
     connect(m_workspace, &ConversionWorkspace::busyChanged, this, &MainWindow::showBusy);
     connect(m_workspace, &ConversionWorkspace::stageChanged, this, &MainWindow::showStage);
+    connect(m_workspace, &ConversionWorkspace::originalLaidOut, this, &MainWindow::showOriginalFirst);
     connect(m_cancelButton, &QToolButton::clicked, m_workspace, &ConversionWorkspace::cancelComputation);
     connect(m_workspace, &ConversionWorkspace::computationCancelled, this, [this] {
         statusBar()->showMessage(tr("Cancelled: the views show the last finished graphs; an edit lays them out again"),
@@ -440,7 +441,9 @@ void MainWindow::showSnapshot() {
                           .arg(snapshot->error.toHtmlEscaped());
     }
     m_comparison->setOnnx(m_workspace->document().origin.format == ModelFormat::Onnx);
-    const bool firstOfDocument = m_comparison->setDrawings(snapshot->before, snapshot->after, beforeHeader, afterHeader);
+    const bool firstOfDocument =
+        m_comparison->setDrawings(snapshot->before, snapshot->after, beforeHeader, afterHeader) || m_originalOnly;
+    m_originalOnly = false;
     m_countsLabel->setText(countsText());
     // A conversion MXNet could not bind is shown but never saved; the reason stays in the status bar.
     const bool valid = snapshot->conversion && snapshot->conversion->report.dtypeCheck.passed;
@@ -455,6 +458,16 @@ void MainWindow::showSnapshot() {
         m_comparison->restoreSelection(m_selectedName);
     }
     updateInspector();
+}
+
+// The original of a large model, before its conversion is laid out: shown whole, the converted side
+// empty until the snapshot comes (and lays the original out like the conversion).
+void MainWindow::showOriginalFirst(const GraphDrawing& drawing) {
+    m_comparison->setDrawings(drawing, GraphDrawing{},
+                              tr("<b>Original</b> — %n node(s)", nullptr, int(drawing.nodes.size())),
+                              tr("<b>Converted</b> — converting and laying out…"));
+    m_comparison->beforeView()->fitToView();
+    m_originalOnly = true;
 }
 
 QString MainWindow::countsText() const {

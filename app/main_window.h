@@ -19,6 +19,7 @@ class QDockWidget;
 class QLabel;
 class QToolButton;
 enum class SnapshotStage;
+struct GraphDrawing;
 class QLineEdit;
 class QMenu;
 class TrainingMonitor;
@@ -72,6 +73,7 @@ private:
     void showSnapshot();
     void showBusy(bool busy);
     void showStage(SnapshotStage stage);
+    void showOriginalFirst(const GraphDrawing& drawing);
     void updateInspector();
     void showErrorMarks();
     void keepInFloat32(const QStringList& nodes);
@@ -106,6 +108,7 @@ private:
     QLabel* m_countsLabel = nullptr;
     QLabel* m_busyLabel = nullptr;
     QToolButton* m_cancelButton = nullptr;  // stops the conversion and layout in flight
+    bool m_originalOnly = false;  // the views show showOriginalFirst()'s drawing, not a snapshot
     QLineEdit* m_searchField = nullptr;
     QMenu* m_recentMenu = nullptr;
     QActionGroup* m_paneGroup = nullptr;

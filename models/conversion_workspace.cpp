@@ -160,9 +160,24 @@ void ConversionWorkspace::recomputeNow() {
             },
             Qt::QueuedConnection);
     };
+    // A model just opened shows its original as soon as that is laid out; an edit keeps what is shown.
+    std::function<void(GraphDrawing)> originalFirst;
+    if (!m_snapshot || m_snapshot->source != m_document.graph) {
+        originalFirst = [self, serial](GraphDrawing drawing) {
+            QMetaObject::invokeMethod(
+                self.data(),
+                [self, serial, drawing = std::move(drawing)] {
+                    if (self && self->m_jobSerial == serial && self->m_tracker.isRunning()) {
+                        emit self->originalLaidOut(drawing);
+                    }
+                },
+                Qt::QueuedConnection);
+        };
+    }
     m_tracker.startJob(
-        &m_pool, [input = std::move(input), progress](const std::function<bool()>& cancelled) {
-            return computeWorkspaceSnapshot(input, cancelled, progress);
+        &m_pool,
+        [input = std::move(input), progress, originalFirst](const std::function<bool()>& cancelled) {
+            return computeWorkspaceSnapshot(input, cancelled, progress, originalFirst);
         },
         [this](WorkspaceSnapshot snapshot) { deliver(std::move(snapshot)); });
     if (!wasBusy) {

@@ -3,6 +3,7 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
+#include <future>
 #include <unordered_map>
 
 #include "amp/amp_lists.h"
@@ -12,7 +13,8 @@
 using namespace ampstudio;
 
 WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled,
-                                           const std::function<void(SnapshotStage)>& progress) {
+                                           const std::function<void(SnapshotStage)>& progress,
+                                           const std::function<void(GraphDrawing)>& originalFirst) {
     const auto stage = [&](SnapshotStage s) {
         if (progress) progress(s);
     };
@@ -20,6 +22,21 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     snapshot.source = input.source;
     snapshot.options = input.options;
     const Graph& source = *input.source;
+    // On the second core while this one converts; joined before returning (the future's destructor).
+    std::future<void> original;
+    if (originalFirst && source.size() >= input.originalFirstFrom) {
+        original = std::async(std::launch::async, [&] {
+            LayoutOptions options;
+            options.cancelled = cancelled;
+            const auto sizeOf = [&](const Node& node) { return drawnNodeSize(node, input.metrics); };
+            const LayoutInput layoutInput = layoutInputFromGraph(source, sizeOf);
+            const GraphLayout layout = layoutGraph(layoutInput, options);
+            if (!layout.cancelled) {
+                const ConversionIndex unconverted(input.source, nullptr);
+                originalFirst(makeGraphDrawing(unconverted, layoutInput, layout, input.options.excludedSymNames, false));
+            }
+        });
+    }
 
     QElapsedTimer timer;
     timer.start();

@@ -24,6 +24,11 @@ struct WorkspaceInput {
     std::shared_ptr<const ampstudio::FormatSource> formatSource;
     ampstudio::ConversionOptions options;
     NodeTextMetrics metrics;
+    // From this many nodes on, a computation given an `originalFirst` hook also lays the original
+    // out on its own, beside the conversion, and hands that drawing over as soon as it is done, so
+    // a large model shows before its conversion is laid out (the final snapshot then lays the
+    // original out like the conversion, as always).
+    std::size_t originalFirstFrom = 2000;
 };
 
 struct WorkspaceSnapshot {
@@ -47,5 +52,8 @@ enum class SnapshotStage { Converting, LayingOutConverted, LayingOutOriginal, Dr
 
 // Returns a snapshot with empty drawings once `cancelled` says the job is stale. `progress`, when
 // set, is called (on the computing thread) as each stage begins.
+// `originalFirst`, when set (and the graph is large enough), is called once, on another thread, with
+// the original laid out on its own (styled as unconverted), before this returns.
 WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled,
-                                           const std::function<void(SnapshotStage)>& progress = {});
+                                           const std::function<void(SnapshotStage)>& progress = {},
+                                           const std::function<void(GraphDrawing)>& originalFirst = {});

@@ -836,6 +836,10 @@
         <source>Drawing…</source>
         <translation>Zeichnen…</translation>
     </message>
+    <message>
+        <source>&lt;b&gt;Converted&lt;/b&gt; — converting and laying out…</source>
+        <translation>&lt;b&gt;Konvertiert&lt;/b&gt; — wird konvertiert und angeordnet…</translation>
+    </message>
 </context>
 <context>
     <name>NodeContextMenu</name>

@@ -157,6 +157,40 @@ private slots:
         QVERIFY(cancel->isHidden());
     }
 
+    // Dropping a large model shows its original before the conversion is laid out, then both.
+    void aLargeModelShowsItsOriginalFirst() {
+        QTemporaryDir dir;
+        Graph chain;
+        chain.nodes.push_back(Node{"", "data", {}, {}, {}, {}, 1});
+        for (int i = 0; i < 2100; ++i) {
+            chain.nodes.push_back(Node{i % 2 ? "relu" : "exp", "op" + std::to_string(i), {},
+                                       {NodeEntry{static_cast<NodeId>(i), 0, 0}}, {}, {}, 1});
+        }
+        chain.heads = {NodeEntry{static_cast<NodeId>(chain.nodes.size() - 1), 0, 0}};
+        const QString path = dir.filePath(QStringLiteral("chain-symbol.json"));
+        writeSymbolJsonFile(path.toStdString(), chain);
+        MainWindow window;
+        QVERIFY(window.openDemo());
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 10000);
+        QSignalSpy original(window.workspace(), &ConversionWorkspace::originalLaidOut);
+        QSignalSpy ready(window.workspace(), &ConversionWorkspace::snapshotReady);
+        drop(&window, path);
+        QTRY_VERIFY_WITH_TIMEOUT(original.count() == 1, 20000);
+        if (ready.isEmpty()) {  // shown while the conversion is still laid out
+            QCOMPARE(window.beforeView()->drawing().nodes.size(), 2101);
+            QVERIFY(window.afterView()->drawing().nodes.isEmpty());
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 20000);
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(original.count(), 1);
+        QCOMPARE(window.beforeView()->drawing().nodes.size(), 2101);
+        QCOMPARE(std::size_t(window.afterView()->drawing().nodes.size()), reportOf(window).nodesAfter);
+        // An edit keeps the original on screen: nothing comes first.
+        window.workspace()->settings()->moveOp(QStringLiteral("exp"), OpList::Neutral);
+        QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 2 && settled(window), 20000);
+        QCOMPARE(original.count(), 1);
+    }
+
     void droppingParamsFindsTheirSymbol() {
         MainWindow window;
         drop(&window, kExamples + QStringLiteral("/small-cnn-0000.params"));

@@ -110,6 +110,35 @@ private slots:
         QCOMPARE(overlap(s.before), QString());
     }
 
+    // A large model's original, laid out on its own beside the conversion and handed over before the
+    // computation returns: every node, unconverted styles; small models (below the threshold) skip it.
+    void theOriginalComesFirstWhenLarge() {
+        WorkspaceInput input;
+        input.source = std::make_shared<Graph>(readSymbolJsonFile(AMS_TESTDATA_DIR "/mxnet/squeezenet_v1.1-symbol.json"));
+        int calls = 0;
+        GraphDrawing first;
+        const auto hook = [&](GraphDrawing drawing) {
+            ++calls;
+            first = std::move(drawing);
+        };
+        const WorkspaceSnapshot small = computeWorkspaceSnapshot(input, [] { return false; }, {}, hook);
+        QCOMPARE(calls, 0);  // 121 nodes: under originalFirstFrom
+        input.originalFirstFrom = 100;
+        const WorkspaceSnapshot s = computeWorkspaceSnapshot(input, [] { return false; }, {}, hook);
+        QCOMPARE(calls, 1);
+        QCOMPARE(std::size_t(first.nodes.size()), input.source->size());
+        QCOMPARE(countStyle(first, NodeStyle::Target) + countStyle(first, NodeStyle::Float32), 0);
+        QVERIFY(countStyle(s.before, NodeStyle::Target) > 0);  // the final one shows the decisions
+        QCOMPARE(overlap(first), QString());
+        QVERIFY(small.conversion && s.conversion);
+        const bool cancelledCalls = [&] {
+            calls = 0;
+            computeWorkspaceSnapshot(input, [] { return true; }, {}, hook);
+            return calls != 0;
+        }();
+        QVERIFY(!cancelledCalls);  // a stale job hands nothing over
+    }
+
     // A sum over the outputs of every layer of a deep chain: its long edges share one trunk in both
     // views, drawn once with the arrow at the gathering node; each branch ends on the trunk without
     // an arrow, and the trunk of the converted view takes the branches' common dtype.
