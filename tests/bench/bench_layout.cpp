@@ -13,12 +13,14 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "amp/conversion.h"
 #include "bench_stats.h"
 #include "formats/symbol_json.h"
+#include "graph/scope_groups.h"
 #include "layout/graph_layout.h"
 #include "layout/layout_input_from_graph.h"
 #include "synthetic_graph.h"
@@ -164,6 +166,41 @@ int main(int argc, char** argv) {
         std::printf("%-14s %-7zu %-7zu %-10.2f %-10.2f %-10llu %-12.1f\n", name.c_str(), before.size(),
                     after.size(), afterMs, likeMs, static_cast<unsigned long long>(like.crossings),
                     shared == 0 ? 0.0 : 100.0 * static_cast<double>(samePlace) / static_cast<double>(shared));
+        std::fflush(stdout);
+    }
+    // Grouping by name scope (issue 24): the scoped gathering graphs, grouped as the first view
+    // shows them (initiallyOpenScopes), then laid out; and one block opened.
+    if (!gatheringSizes.empty()) {
+        std::printf("# grouped: scopedGatheringGraph grouped by name scope, median ms\n");
+        std::printf("%-16s %-8s %-7s %-7s %-10s %-10s %-7s %-10s %-10s\n", "# graph", "nodes", "items", "edges",
+                    "group_ms", "layout_ms", "opened", "group_ms", "layout_ms");
+    }
+    for (const std::size_t n : gatheringSizes) {
+        const Graph graph = scopedGatheringGraph(n, 42);
+        const int repeats = repeatsFor(graph.size(), repeatsOverride);
+        ScopeGroups groups;
+        std::set<std::string> open;
+        const double groupMs = medianMs(repeats, [&] {
+            open = initiallyOpenScopes(graph);
+            groups = groupByScope(graph, open);
+        });
+        auto inputOf = [&](const ScopeGroups& g) {
+            LayoutInput input;
+            for (const auto& item : g.items) {
+                input.sizes.push_back(item.group ? NodeSize{220, 48} : guiSize(graph.nodes[item.members.front()]));
+            }
+            input.edges = g.edges;
+            return input;
+        };
+        GraphLayout layout;
+        const double layoutMs = medianMs(repeats, [&] { layout = layoutGraph(inputOf(groups)); });
+        open.insert("block1");
+        ScopeGroups opened;
+        const double openMs = medianMs(repeats, [&] { opened = groupByScope(graph, open); });
+        const double openLayoutMs = medianMs(repeats, [&] { layout = layoutGraph(inputOf(opened)); });
+        std::printf("%-16s %-8zu %-7zu %-7zu %-10.2f %-10.2f %-7zu %-10.2f %-10.2f\n",
+                    ("scoped-" + std::to_string(n / 1000) + "k").c_str(), graph.size(), groups.items.size(),
+                    groups.edges.size(), groupMs, layoutMs, opened.items.size(), openMs, openLayoutMs);
         std::fflush(stdout);
     }
     std::printf("# peak_rss_MiB %.0f\n", peakRssMiB());

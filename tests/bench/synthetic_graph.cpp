@@ -176,4 +176,26 @@ Graph gatheringGraph(std::size_t opNodes, uint64_t seed) {
     return b.finish();
 }
 
+Graph scopedGatheringGraph(std::size_t opNodes, uint64_t seed) {
+    Graph graph = gatheringGraph(opNodes, seed);
+    std::size_t op = 0;
+    for (std::size_t n = 0; n + 1 < graph.nodes.size(); ++n) {  // the gathering add_n stays outside
+        Node& node = graph.nodes[n];
+        if (node.isVariable()) {
+            continue;
+        }
+        const std::string prefix =
+            "block" + std::to_string(op / 1000) + "_unit" + std::to_string(op / 50 % 20) + "_";
+        node.name = prefix + node.name;
+        for (const NodeEntry& input : node.inputs) {
+            Node& in = graph.nodes[input.node];
+            if (in.isVariable() && in.name != "data" && in.name.find("block") != 0) {
+                in.name = prefix + in.name;
+            }
+        }
+        ++op;
+    }
+    return graph;
+}
+
 }  // namespace ampstudio::bench

@@ -19,4 +19,9 @@ Graph syntheticGraph(std::size_t nodes, uint64_t seed = 1);
 // all over the graph to its bottom. The same seed gives the same graph.
 Graph gatheringGraph(std::size_t opNodes, uint64_t seed = 1);
 
+// The same graph with Gluon-style scoped names: operator k (and its parameters) is named
+// "block<k/1000>_unit<k/50 % 20>_<name>", so grouping by scope shows one box per block of 1,000
+// operators, twenty units inside each.
+Graph scopedGatheringGraph(std::size_t opNodes, uint64_t seed = 1);
+
 }  // namespace ampstudio::bench
