@@ -26,6 +26,8 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <map>
+
 #include "app_settings.h"
 #include "conversion_workspace.h"
 #include "formats/model_file.h"
@@ -132,6 +134,18 @@ void MainWindow::createViews() {
         updateInspector();
     });
     connect(m_comparison, &GraphComparison::nodeContextMenuRequested, this, &MainWindow::showNodeContextMenu);
+    connect(m_comparison, &GraphComparison::nodeActivated, this, [this](const QString& name) {
+        if (groupItem(name)) m_workspace->openScope(name);
+    });
+}
+
+// The selected name's item when it is a collapsed scope of the grouped view, else null.
+const ScopeGroups::Item* MainWindow::groupItem(const QString& name) const {
+    const auto snapshot = m_workspace->snapshot();
+    const ScopeGroups* groups = snapshot ? snapshot->beforeGroups.get() : nullptr;
+    if (!groups) return nullptr;
+    const std::size_t at = groups->find(name.toStdString());
+    return at < groups->items.size() && groups->items[at].group ? &groups->items[at] : nullptr;
 }
 
 void MainWindow::createDocks() {
@@ -278,6 +292,12 @@ void MainWindow::createActions() {
         ->setStatusTip(tr("Give the whole width to the original graph"));
     addPaneAction(tr("&Converted Only"), Qt::CTRL | Qt::SHIFT | Qt::Key_C, false, true)
         ->setStatusTip(tr("Give the whole width to the converted graph"));
+    view->addSeparator();
+    m_groupAction = view->addAction(tr("&Group by Name Scope"), this, [this](bool on) { m_workspace->setGrouped(on); });
+    m_groupAction->setObjectName(QStringLiteral("groupByScope"));
+    m_groupAction->setCheckable(true);
+    m_groupAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+    m_groupAction->setStatusTip(tr("One box per name scope (double-click opens one); on at first for large models"));
     view->addSeparator();
     view->addAction(m_editorDock->toggleViewAction());
     view->addAction(m_inspectorDock->toggleViewAction());
@@ -445,6 +465,10 @@ void MainWindow::showSnapshot() {
         m_comparison->setDrawings(snapshot->before, snapshot->after, beforeHeader, afterHeader) || m_originalOnly;
     m_originalOnly = false;
     m_countsLabel->setText(countsText());
+    {
+        const QSignalBlocker quiet(m_groupAction);
+        m_groupAction->setChecked(m_workspace->isGrouped());
+    }
     // A conversion MXNet could not bind is shown but never saved; the reason stays in the status bar.
     const bool valid = snapshot->conversion && snapshot->conversion->report.dtypeCheck.passed;
     m_saveAction->setEnabled(valid);
@@ -527,6 +551,15 @@ void MainWindow::updateInspector() {
         m_inspector->clear();
         return;
     }
+    const ScopeGroups* groups = m_selectedInAfter && snapshot->afterGroups ? snapshot->afterGroups.get()
+                                                                          : snapshot->beforeGroups.get();
+    if (groups) {
+        const std::size_t at = groups->find(m_selectedName.toStdString());
+        if (at < groups->items.size() && groups->items[at].group) {
+            showGroupInInspector(*snapshot, *groups, groups->items[at]);
+            return;
+        }
+    }
     std::shared_ptr<const ConversionIndex> index =
         m_selectedInAfter && snapshot->afterIndex ? snapshot->afterIndex : snapshot->beforeIndex;
     const std::string name = m_selectedName.toStdString();
@@ -540,6 +573,33 @@ void MainWindow::updateInspector() {
     m_inspector->showMeasuredError(m_precisionTable->profileAt(row), m_precisionTable->target(), m_precisionTable->inTarget(row));
 }
 
+void MainWindow::showGroupInInspector(const WorkspaceSnapshot& snapshot, const ScopeGroups& groups,
+                                      const ScopeGroups::Item& item) {
+    const bool inAfter = &groups == snapshot.afterGroups.get();
+    const Graph& graph = inAfter ? snapshot.conversion->graph : *snapshot.source;
+    std::map<std::string, int> ops;  // the op mix, most frequent first below
+    int variables = 0;
+    for (const NodeId n : item.members) {
+        const Node& node = graph.nodes[n];
+        node.isVariable() ? ++variables : ++ops[node.op];
+    }
+    std::vector<std::pair<int, std::string>> byCount;
+    for (const auto& [op, count] : ops) byCount.emplace_back(-count, op);
+    std::sort(byCount.begin(), byCount.end());
+    QStringList mix;
+    for (const auto& [count, op] : byCount) mix << QStringLiteral("%1 × %2").arg(-count).arg(QString::fromStdString(op));
+    if (variables > 0) mix << tr("%n variable(s)", nullptr, variables);
+    const GraphDrawing& drawing = inAfter ? snapshot.after : snapshot.before;
+    QString precision;
+    for (const DrawnNode& node : drawing.nodes) {
+        if (node.name == m_selectedName) {
+            precision = tr("mostly %1").arg(GraphView::nodeStyleName(node.style)) + QStringLiteral(" · ") + node.label;
+        }
+    }
+    m_inspector->showGroup(m_selectedName, tr("group of %n node(s)", nullptr, int(item.members.size())), precision,
+                           mix.join(QStringLiteral(", ")));
+}
+
 bool MainWindow::measurePrecision() {
     m_precisionDock->show();
     m_precisionDock->raise();
@@ -551,6 +611,13 @@ void MainWindow::showErrorMarks() {
     afterView()->setErrorMarks(marks);
     m_comparison->setErrorColouring(m_precision->colourByError() && !marks.isEmpty());
     updateInspector();
+}
+
+// A group's nodes excluded (run in float32) as one undoable step.
+void MainWindow::excludeNodes(const QStringList& nodes) {
+    ConversionOptions options = m_workspace->settings()->options();
+    for (const QString& n : nodes) options.excludedSymNames.insert(n.toStdString());
+    m_workspace->settings()->edit(options, tr("Exclude %n Node(s)", nullptr, int(nodes.size())));
 }
 
 void MainWindow::keepInFloat32(const QStringList& nodes) {
@@ -568,7 +635,28 @@ QMenu* MainWindow::createNodeContextMenu(const QString& nodeName, QWidget* paren
     const auto source = m_workspace->source();
     const int index = source ? indexOfNode(*source, nodeName.toStdString()) : -1;
     const Node* node = index >= 0 ? &source->nodes[std::size_t(index)] : nullptr;
-    return new NodeContextMenu(nodeName, node, m_workspace->settings(), parent);
+    QMenu* menu = new NodeContextMenu(nodeName, node, m_workspace->settings(), parent);
+    const QString& name = nodeName;
+    if (m_workspace->isGrouped()) {
+        QAction* first = menu->actions().value(0);
+        if (const ScopeGroups::Item* item = groupItem(name)) {
+            QAction* open = new QAction(tr("Open Group"), menu);
+            open->setObjectName(QStringLiteral("openGroup"));
+            connect(open, &QAction::triggered, this, [this, name] { m_workspace->openScope(name); });
+            QStringList members;
+            for (const NodeId n : item->members) members << QString::fromStdString(m_workspace->source()->nodes[n].name);
+            QAction* exclude = new QAction(tr("Exclude Its %n Node(s)", nullptr, int(members.size())), menu);
+            exclude->setObjectName(QStringLiteral("excludeGroup"));
+            connect(exclude, &QAction::triggered, this, [this, members] { excludeNodes(members); });
+            menu->insertActions(first, {open, exclude});
+        }
+        QAction* collapse = new QAction(tr("Collapse Scope"), menu);
+        collapse->setObjectName(QStringLiteral("collapseScope"));
+        connect(collapse, &QAction::triggered, this, [this, name] { m_workspace->collapseScopeOf(name); });
+        menu->insertAction(first, collapse);
+        if (first) menu->insertSeparator(first);
+    }
+    return menu;
 }
 
 void MainWindow::showNodeContextMenu(const QString& name, const QPoint& globalPos) {

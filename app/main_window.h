@@ -6,6 +6,8 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include "graph/scope_groups.h"
+
 class ConversionWorkspace;
 class GraphComparison;
 class GraphView;
@@ -20,6 +22,7 @@ class QLabel;
 class QToolButton;
 enum class SnapshotStage;
 struct GraphDrawing;
+struct WorkspaceSnapshot;
 class QLineEdit;
 class QMenu;
 class TrainingMonitor;
@@ -74,6 +77,10 @@ private:
     void showBusy(bool busy);
     void showStage(SnapshotStage stage);
     void showOriginalFirst(const GraphDrawing& drawing);
+    const ampstudio::ScopeGroups::Item* groupItem(const QString& name) const;
+    void showGroupInInspector(const WorkspaceSnapshot& snapshot, const ampstudio::ScopeGroups& groups,
+                              const ampstudio::ScopeGroups::Item& item);
+    void excludeNodes(const QStringList& nodes);
     void updateInspector();
     void showErrorMarks();
     void keepInFloat32(const QStringList& nodes);
@@ -108,7 +115,8 @@ private:
     QLabel* m_countsLabel = nullptr;
     QLabel* m_busyLabel = nullptr;
     QToolButton* m_cancelButton = nullptr;  // stops the conversion and layout in flight
-    bool m_originalOnly = false;  // the views show showOriginalFirst()'s drawing, not a snapshot
+    bool m_originalOnly = false;
+    QAction* m_groupAction = nullptr;  // View → Group by Name Scope  // the views show showOriginalFirst()'s drawing, not a snapshot
     QLineEdit* m_searchField = nullptr;
     QMenu* m_recentMenu = nullptr;
     QActionGroup* m_paneGroup = nullptr;

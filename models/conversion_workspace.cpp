@@ -11,6 +11,7 @@
 #include "amp/param_casting.h"
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
+#include "graph/name_scopes.h"
 
 using namespace ampstudio;
 
@@ -86,6 +87,8 @@ bool ConversionWorkspace::openExample(const ExampleModel& example, QString* erro
 bool ConversionWorkspace::setDocument(ModelDocument document) {
     m_document = std::move(document);
     m_snapshot.reset();
+    m_grouping = WorkspaceInput::Grouping::Auto;  // decided by the first computation
+    m_openScopes.clear();
     // Exclusions name nodes of the old model; the lists and the mode stay, as a user expects when
     // converting several models the same way. A new model starts a new undo history.
     ConversionOptions options = m_settings->options();
@@ -147,6 +150,12 @@ void ConversionWorkspace::recomputeNow() {
         return;
     }
     WorkspaceInput input{m_document.graph, m_document.params, m_document.source, m_settings->options(), m_metrics};
+    input.grouping = m_grouping;
+    input.openScopes = m_openScopes;
+    if (m_snapshot && m_snapshot->conversion && m_snapshot->source == m_document.graph &&
+        m_snapshot->options == input.options) {
+        input.reuse = m_snapshot->conversion;  // only the grouping changed
+    }
     const quint64 serial = ++m_jobSerial;
     QPointer<ConversionWorkspace> self(this);
     // Stages reach the GUI thread queued; one from a computation that has been replaced is dropped.
@@ -185,6 +194,44 @@ void ConversionWorkspace::recomputeNow() {
     }
 }
 
+void ConversionWorkspace::setGrouped(bool grouped) {
+    if (!hasDocument() || grouped == (m_grouping == WorkspaceInput::Grouping::On)) {
+        return;
+    }
+    m_grouping = grouped ? WorkspaceInput::Grouping::On : WorkspaceInput::Grouping::Off;
+    m_openScopes = grouped ? initiallyOpenScopes(*m_document.graph) : std::set<std::string>{};
+    recomputeNow();
+}
+
+void ConversionWorkspace::openScope(const QString& scope) {
+    if (m_grouping != WorkspaceInput::Grouping::On || !m_openScopes.insert(scope.toStdString()).second) {
+        return;
+    }
+    recomputeNow();
+}
+
+bool ConversionWorkspace::collapseScopeOf(const QString& name) {
+    if (m_grouping != WorkspaceInput::Grouping::On) {
+        return false;
+    }
+    // The innermost open scope around the item (a group's own name is a scope too), and all inside it.
+    const std::string item = name.toStdString();
+    std::vector<std::string> around = nameScopes(item);
+    around.push_back(item);
+    for (auto it = around.rbegin(); it != around.rend(); ++it) {
+        if (m_openScopes.count(*it)) {
+            const std::string scope = *it;
+            std::erase_if(m_openScopes, [&](const std::string& open) {
+                return open.rfind(scope, 0) == 0 &&
+                       (open.size() == scope.size() || std::string_view("/._").find(open[scope.size()]) != std::string_view::npos);
+            });
+            recomputeNow();
+            return true;
+        }
+    }
+    return false;
+}
+
 void ConversionWorkspace::cancelComputation() {
     if (!isBusy()) {
         return;
@@ -199,6 +246,10 @@ void ConversionWorkspace::cancelComputation() {
 void ConversionWorkspace::deliver(WorkspaceSnapshot snapshot) {
     if (snapshot.source != m_document.graph) {
         return;  // computed for a document that has been replaced since
+    }
+    if (m_grouping == WorkspaceInput::Grouping::Auto) {  // the first computation decided
+        m_grouping = snapshot.beforeGroups ? WorkspaceInput::Grouping::On : WorkspaceInput::Grouping::Off;
+        m_openScopes = snapshot.openScopes;
     }
     m_snapshot = std::make_shared<const WorkspaceSnapshot>(std::move(snapshot));
     emit snapshotReady();

@@ -60,6 +60,14 @@ public:
     // views keep the last finished snapshot. An edit, or recomputeNow(), starts a new one.
     void cancelComputation();
 
+    // Grouping by name scope: on at first for a large model whose names have scopes. A group opens
+    // one level (double-click); collapseScopeOf() closes the innermost open scope around an item.
+    // Each recomputes the layouts only; the conversion is reused.
+    bool isGrouped() const { return m_grouping == WorkspaceInput::Grouping::On; }
+    void setGrouped(bool grouped);
+    void openScope(const QString& scope);
+    bool collapseScopeOf(const QString& name);
+
     void setTextMetrics(const NodeTextMetrics& metrics);
     // Starts the computation at once instead of after the debounce delay.
     void recomputeNow();
@@ -96,4 +104,6 @@ private:
     QThreadPool m_pool;
     JobTracker m_tracker{this};
     quint64 m_jobSerial = 0;  // the computation whose stages the GUI shows
+    WorkspaceInput::Grouping m_grouping = WorkspaceInput::Grouping::Auto;
+    std::set<std::string> m_openScopes;
 };

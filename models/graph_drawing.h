@@ -30,6 +30,7 @@ struct DrawnNode {
     QString badge;  // short dtype badge on casts ("f16", "bf16", "f32", "widest"); empty otherwise
     NodeStyle style = NodeStyle::Unchanged;
     bool excluded = false;  // excluded by name in the conversion options (drawn with a dashed outline)
+    int members = 0;        // > 0: a collapsed name scope of that many nodes (name: the scope path)
     QPointF centre;
     QSizeF size;
 };

@@ -65,44 +65,51 @@ NodeSize drawnNodeSize(const Node& node, const NodeTextMetrics& metrics) {
     return {std::clamp(textWidth + padding, 80.0, 260.0), 2 * metrics.lineHeight + 12};
 }
 
+DrawnNode describeNode(const ConversionIndex& index, std::size_t i, const std::set<std::string>& excludedNames,
+                       bool converted, QString* outputDtype) {
+    const Graph& graph = *index.graph();
+    const ConversionReport* report = index.report().get();
+    const Node& node = graph.nodes[i];
+    DrawnNode drawn;
+    drawn.name = fromStd(node.name);
+    drawn.op = fromStd(node.op);
+    if (node.isVariable()) {
+        drawn.title = roleTitle(index.role(static_cast<NodeId>(i)));
+    } else {
+        drawn.title = drawn.op;
+    }
+    drawn.label = elided(drawn.name);
+    drawn.excluded = excludedNames.count(node.name) != 0;
+    // A cast the report inserted, or one the file held already (a converted model converted again).
+    if (converted && (index.castRecord(static_cast<NodeId>(i)) || (isAmpCastOp(node.op) && report))) {
+        const bool multicast = node.op == "amp_multicast";
+        drawn.style = multicast ? NodeStyle::Multicast : NodeStyle::Cast;
+        const std::string* dtype = node.attr("dtype");
+        drawn.badge = multicast ? QStringLiteral("widest") : shortDtypeName(dtype ? *dtype : std::string());
+        if (!multicast && outputDtype) {
+            *outputDtype = drawn.badge;
+        }
+    } else if (const NodeDecision* decision = index.decision(node.name)) {
+        drawn.style = styleOf(decision->precision);
+        if (decision->dtype != DType::Unknown && outputDtype) {
+            *outputDtype = shortDtypeName(dtypeName(decision->dtype));
+        }
+    } else {
+        drawn.style = node.isVariable() ? NodeStyle::Variable : NodeStyle::Unchanged;
+    }
+    return drawn;
+}
+
 GraphDrawing makeGraphDrawing(const ConversionIndex& index, const LayoutInput& input, const GraphLayout& layout,
                               const std::set<std::string>& excludedNames, bool converted) {
     const Graph& graph = *index.graph();
-    const ConversionReport* report = index.report().get();
 
     GraphDrawing drawing;
     drawing.nodes.reserve(static_cast<qsizetype>(graph.size()));
     // The dtype each node's output 0 carries, when known, for the edge labels of the converted graph.
     std::vector<QString> outputDtype(graph.size());
     for (std::size_t i = 0; i < graph.size(); ++i) {
-        const Node& node = graph.nodes[i];
-        DrawnNode drawn;
-        drawn.name = fromStd(node.name);
-        drawn.op = fromStd(node.op);
-        if (node.isVariable()) {
-            drawn.title = roleTitle(index.role(static_cast<NodeId>(i)));
-        } else {
-            drawn.title = drawn.op;
-        }
-        drawn.label = elided(drawn.name);
-        drawn.excluded = excludedNames.count(node.name) != 0;
-        // A cast the report inserted, or one the file held already (a converted model converted again).
-        if (converted && (index.castRecord(static_cast<NodeId>(i)) || (isAmpCastOp(node.op) && report))) {
-            const bool multicast = node.op == "amp_multicast";
-            drawn.style = multicast ? NodeStyle::Multicast : NodeStyle::Cast;
-            const std::string* dtype = node.attr("dtype");
-            drawn.badge = multicast ? QStringLiteral("widest") : shortDtypeName(dtype ? *dtype : std::string());
-            if (!multicast) {
-                outputDtype[i] = drawn.badge;
-            }
-        } else if (const NodeDecision* decision = index.decision(node.name)) {
-            drawn.style = styleOf(decision->precision);
-            if (decision->dtype != DType::Unknown) {
-                outputDtype[i] = shortDtypeName(dtypeName(decision->dtype));
-            }
-        } else {
-            drawn.style = node.isVariable() ? NodeStyle::Variable : NodeStyle::Unchanged;
-        }
+        DrawnNode drawn = describeNode(index, i, excludedNames, converted, &outputDtype[i]);
         const Point& centre = layout.nodePositions[i];
         drawn.centre = QPointF(centre.x, centre.y);
         drawn.size = QSizeF(input.sizes[i].width, input.sizes[i].height);

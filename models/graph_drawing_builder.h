@@ -33,6 +33,11 @@ ampstudio::NodeSize drawnNodeSize(const ampstudio::Node& node, const NodeTextMet
 // `index` answers for the drawn graph (its report gives decisions and casts; a variable's role is
 // read through the casts, since in the converted graph a weight feeds a cast rather than its op's
 // weight slot).
+// Node i of index's graph as drawn (no place or size yet); outputDtype, when given, gets the dtype
+// its output 0 carries when known (the converted graph's edge labels).
+DrawnNode describeNode(const ampstudio::ConversionIndex& index, std::size_t i,
+                       const std::set<std::string>& excludedNames, bool converted, QString* outputDtype = nullptr);
+
 GraphDrawing makeGraphDrawing(const ampstudio::ConversionIndex& index, const ampstudio::LayoutInput& input,
                               const ampstudio::GraphLayout& layout, const std::set<std::string>& excludedNames,
                               bool converted);

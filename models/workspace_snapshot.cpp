@@ -8,6 +8,7 @@
 
 #include "amp/amp_lists.h"
 #include "amp/param_casting.h"
+#include "grouped_drawing_builder.h"
 #include "layout/layout_input_from_graph.h"
 
 using namespace ampstudio;
@@ -22,9 +23,21 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     snapshot.source = input.source;
     snapshot.options = input.options;
     const Graph& source = *input.source;
+    // Grouping decided first: a grouped first view is quick to lay out, so nothing comes first then.
+    bool grouped = input.grouping == WorkspaceInput::Grouping::On;
+    snapshot.openScopes = input.openScopes;
+    if (input.grouping == WorkspaceInput::Grouping::Auto && source.size() >= input.autoGroupFrom) {
+        std::set<std::string> open = initiallyOpenScopes(source);
+        const ScopeGroups groups = groupByScope(source, open);
+        grouped = groups.items.size() * 2 <= source.size();
+        if (grouped) {
+            snapshot.beforeGroups = std::make_shared<const ScopeGroups>(groups);
+            snapshot.openScopes = std::move(open);
+        }
+    }
     // On the second core while this one converts; joined before returning (the future's destructor).
     std::future<void> original;
-    if (originalFirst && source.size() >= input.originalFirstFrom) {
+    if (originalFirst && !grouped && source.size() >= input.originalFirstFrom) {
         original = std::async(std::launch::async, [&] {
             LayoutOptions options;
             options.cancelled = cancelled;
@@ -42,11 +55,16 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     timer.start();
     stage(SnapshotStage::Converting);
     try {
-        auto result = std::make_shared<ConversionResult>(convertModel(source, input.formatSource.get(), input.options));
-        if (input.params && !result->source) {  // an ONNX report has its initializer bytes
-            fillParamBytes(*input.params, result->storedInTargetDtype, result->report.targetDtype, result->report);
+        if (input.reuse) {
+            snapshot.conversion = input.reuse;
+        } else {
+            auto result =
+                std::make_shared<ConversionResult>(convertModel(source, input.formatSource.get(), input.options));
+            if (input.params && !result->source) {  // an ONNX report has its initializer bytes
+                fillParamBytes(*input.params, result->storedInTargetDtype, result->report.targetDtype, result->report);
+            }
+            snapshot.conversion = std::move(result);
         }
-        snapshot.conversion = std::move(result);
     } catch (const ConversionError& e) {
         snapshot.error = QString::fromStdString(e.what());
     } catch (const AmpListsError& e) {
@@ -58,7 +76,17 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     LayoutOptions options;
     options.cancelled = cancelled;
     const auto sizeOf = [&](const Node& node) { return drawnNodeSize(node, input.metrics); };
-    const LayoutInput beforeInput = layoutInputFromGraph(source, sizeOf);
+    if (grouped && !snapshot.beforeGroups) {
+        snapshot.beforeGroups = std::make_shared<const ScopeGroups>(groupByScope(source, snapshot.openScopes));
+    }
+    // What each view lays out: the graph's nodes, or its items when grouped; names map one to the other.
+    const LayoutInput beforeInput = grouped ? groupedLayoutInput(source, *snapshot.beforeGroups, input.metrics)
+                                            : layoutInputFromGraph(source, sizeOf);
+    const auto drawingOf = [&](const ConversionIndex& index, const ScopeGroups* groups, const LayoutInput& layoutInput,
+                               const GraphLayout& layout, bool converted) {
+        return groups ? makeGroupedDrawing(index, *groups, layoutInput, layout, input.options.excludedSymNames, converted)
+                      : makeGraphDrawing(index, layoutInput, layout, input.options.excludedSymNames, converted);
+    };
     if (!snapshot.conversion) {
         snapshot.beforeIndex = std::make_shared<const ConversionIndex>(input.source, nullptr);
         stage(SnapshotStage::LayingOutOriginal);
@@ -67,8 +95,7 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
             return snapshot;
         }
         stage(SnapshotStage::Drawing);
-        snapshot.before = makeGraphDrawing(*snapshot.beforeIndex, beforeInput, beforeLayout,
-                                           input.options.excludedSymNames, false);
+        snapshot.before = drawingOf(*snapshot.beforeIndex, snapshot.beforeGroups.get(), beforeInput, beforeLayout, false);
         snapshot.layoutMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
         return snapshot;
     }
@@ -79,22 +106,37 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     snapshot.beforeIndex = std::make_shared<const ConversionIndex>(input.source, report);
     snapshot.afterIndex = std::make_shared<const ConversionIndex>(convertedGraph, report);
     const Graph& converted = *convertedGraph;
-    const LayoutInput afterInput = layoutInputFromGraph(converted, sizeOf);
+    if (grouped) {
+        snapshot.afterGroups = std::make_shared<const ScopeGroups>(groupByScope(converted, snapshot.openScopes));
+    }
+    const LayoutInput afterInput = grouped ? groupedLayoutInput(converted, *snapshot.afterGroups, input.metrics)
+                                           : layoutInputFromGraph(converted, sizeOf);
     stage(SnapshotStage::LayingOutConverted);
     const GraphLayout afterLayout = layoutGraph(afterInput, options);
     if (afterLayout.cancelled) {
         return snapshot;
     }
-    // Every original node the conversion kept is in the converted graph under its own name; the
-    // unreachable ones MXNet drops are laid out around the others.
+    // Every original node the conversion kept is in the converted graph under its own name (and
+    // every group under its scope); the unreachable ones MXNet drops are laid out around the others.
+    const auto namesOf = [&](const Graph& graph, const ScopeGroups* groups) {
+        std::vector<std::string_view> names;
+        if (groups) {
+            for (const ScopeGroups::Item& item : groups->items) names.push_back(item.name);
+        } else {
+            for (const Node& node : graph.nodes) names.push_back(node.name);
+        }
+        return names;
+    };
+    const std::vector<std::string_view> afterNames = namesOf(converted, snapshot.afterGroups.get());
+    const std::vector<std::string_view> beforeNames = namesOf(source, snapshot.beforeGroups.get());
     std::unordered_map<std::string_view, int64_t> convertedIndex;
-    convertedIndex.reserve(converted.size());
-    for (std::size_t i = 0; i < converted.size(); ++i) {
-        convertedIndex.emplace(converted.nodes[i].name, static_cast<int64_t>(i));
+    convertedIndex.reserve(afterNames.size());
+    for (std::size_t i = 0; i < afterNames.size(); ++i) {
+        convertedIndex.emplace(afterNames[i], static_cast<int64_t>(i));
     }
-    std::vector<int64_t> referenceNodeOf(source.size(), -1);
-    for (std::size_t i = 0; i < source.size(); ++i) {
-        if (const auto it = convertedIndex.find(source.nodes[i].name); it != convertedIndex.end()) {
+    std::vector<int64_t> referenceNodeOf(beforeNames.size(), -1);
+    for (std::size_t i = 0; i < beforeNames.size(); ++i) {
+        if (const auto it = convertedIndex.find(beforeNames[i]); it != convertedIndex.end()) {
             referenceNodeOf[i] = it->second;
         }
     }
@@ -104,9 +146,8 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
         return snapshot;
     }
     stage(SnapshotStage::Drawing);
-    snapshot.after = makeGraphDrawing(*snapshot.afterIndex, afterInput, afterLayout, input.options.excludedSymNames, true);
-    snapshot.before =
-        makeGraphDrawing(*snapshot.beforeIndex, beforeInput, beforeLayout, input.options.excludedSymNames, false);
+    snapshot.after = drawingOf(*snapshot.afterIndex, snapshot.afterGroups.get(), afterInput, afterLayout, true);
+    snapshot.before = drawingOf(*snapshot.beforeIndex, snapshot.beforeGroups.get(), beforeInput, beforeLayout, false);
     // One frame for both, so that fit-to-view and scrolling show the same region in each.
     snapshot.before.bounds = snapshot.after.bounds = snapshot.before.bounds.united(snapshot.after.bounds);
     snapshot.layoutMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;

@@ -9,12 +9,14 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 
 #include "amp/conversion.h"
 #include "amp/conversion_index.h"
 #include "formats/ndarray_list.h"
 #include "graph_drawing.h"
 #include "graph_drawing_builder.h"
+#include "graph/scope_groups.h"
 #include "layout/graph_layout.h"
 
 struct WorkspaceInput {
@@ -29,6 +31,15 @@ struct WorkspaceInput {
     // a large model shows before its conversion is laid out (the final snapshot then lays the
     // original out like the conversion, as always).
     std::size_t originalFirstFrom = 2000;
+    // Grouping by name scope (graph/scope_groups.h). Auto: on when the graph has autoGroupFrom nodes
+    // or more and its first grouped view has at most half as many items; then with
+    // initiallyOpenScopes(). On: with `openScopes`.
+    enum class Grouping { Auto, On, Off };
+    Grouping grouping = Grouping::Off;
+    std::set<std::string> openScopes;
+    std::size_t autoGroupFrom = 2000;
+    // The conversion of the same source and options, when only the grouping changed: reused.
+    std::shared_ptr<const ampstudio::ConversionResult> reuse;
 };
 
 struct WorkspaceSnapshot {
@@ -43,6 +54,10 @@ struct WorkspaceSnapshot {
     std::shared_ptr<const ampstudio::ConversionIndex> afterIndex;
     GraphDrawing before;
     GraphDrawing after;
+    // Grouped by name scope: the drawings' nodes are these items (null when drawn flat).
+    std::shared_ptr<const ampstudio::ScopeGroups> beforeGroups;
+    std::shared_ptr<const ampstudio::ScopeGroups> afterGroups;
+    std::set<std::string> openScopes;  // with which the groups were made
     double convertMs = 0;
     double layoutMs = 0;  // both layouts and drawings
 };

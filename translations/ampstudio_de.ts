@@ -438,6 +438,30 @@
         <source>Nodes: %1, edges: %2</source>
         <translation>Knoten: %1, Kanten: %2</translation>
     </message>
+    <message numerus="yes">
+        <source>name scope of %n node(s), collapsed: double-click opens it</source>
+        <translation>
+            <numerusform>Namensbereich mit %n Knoten, zugeklappt: Doppelklick öffnet ihn</numerusform>
+            <numerusform>Namensbereich mit %n Knoten, zugeklappt: Doppelklick öffnet ihn</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>GroupedDrawing</name>
+    <message numerus="yes">
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n Knoten</numerusform>
+            <numerusform>%n Knoten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n cast(s)</source>
+        <translation>
+            <numerusform>%n Cast</numerusform>
+            <numerusform>%n Casts</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>MagnitudeHistogramView</name>
@@ -840,6 +864,54 @@
         <source>&lt;b&gt;Converted&lt;/b&gt; — converting and laying out…</source>
         <translation>&lt;b&gt;Konvertiert&lt;/b&gt; — wird konvertiert und angeordnet…</translation>
     </message>
+    <message>
+        <source>&amp;Group by Name Scope</source>
+        <translation>Nach Namensbereich &amp;gruppieren</translation>
+    </message>
+    <message>
+        <source>One box per name scope (double-click opens one); on at first for large models</source>
+        <translation>Ein Kasten je Namensbereich (Doppelklick öffnet ihn); bei großen Modellen anfangs an</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n variable(s)</source>
+        <translation>
+            <numerusform>%n Variable</numerusform>
+            <numerusform>%n Variablen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>mostly %1</source>
+        <translation>überwiegend %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>group of %n node(s)</source>
+        <translation>
+            <numerusform>Gruppe aus %n Knoten</numerusform>
+            <numerusform>Gruppe aus %n Knoten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Exclude %n Node(s)</source>
+        <translation>
+            <numerusform>%n Knoten ausschließen</numerusform>
+            <numerusform>%n Knoten ausschließen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Open Group</source>
+        <translation>Gruppe öffnen</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exclude Its %n Node(s)</source>
+        <translation>
+            <numerusform>Seinen %n Knoten ausschließen</numerusform>
+            <numerusform>Seine %n Knoten ausschließen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Collapse Scope</source>
+        <translation>Bereich zuklappen</translation>
+    </message>
 </context>
 <context>
     <name>NodeContextMenu</name>
@@ -1204,6 +1276,10 @@ Doppelklicken, um ihn anzuzeigen</translation>
     <message>
         <source>Outputs (%1)</source>
         <translation>Ausgänge (%1)</translation>
+    </message>
+    <message>
+        <source>a name scope, collapsed (double-click opens it)</source>
+        <translation>ein zugeklappter Namensbereich (Doppelklick öffnet ihn)</translation>
     </message>
 </context>
 <context>

@@ -81,6 +81,8 @@ GraphComparison::GraphComparison(QWidget* parent)
     connect(m_afterView, &GraphView::nodeSelected, this, [this](const QString& name) { selectFrom(name, m_afterView); });
     connect(m_beforeView, &GraphView::nodeContextMenuRequested, this, &GraphComparison::nodeContextMenuRequested);
     connect(m_afterView, &GraphView::nodeContextMenuRequested, this, &GraphComparison::nodeContextMenuRequested);
+    connect(m_beforeView, &GraphView::nodeActivated, this, &GraphComparison::nodeActivated);
+    connect(m_afterView, &GraphView::nodeActivated, this, &GraphComparison::nodeActivated);
 }
 
 GraphComparison::~GraphComparison() {

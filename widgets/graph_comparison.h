@@ -68,6 +68,7 @@ public:
 
 signals:
     void nodeSelected(const QString& name, bool inAfter);
+    void nodeActivated(const QString& name);  // double click in either view
     void nodeContextMenuRequested(const QString& name, const QPoint& globalPos);
 
 private:

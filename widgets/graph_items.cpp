@@ -18,6 +18,7 @@ constexpr qreal kArrowLength = 8.0;
 constexpr qreal kArrowHalfWidth = 3.5;
 constexpr qreal kBendRadius = 8.0;
 constexpr qreal kEdgeWidth = 1.2;
+constexpr qreal kGroupStackStep = 3.0;  // how far each box behind a group's peeks out
 
 bool isCast(NodeStyle style) {
     return style == NodeStyle::Cast || style == NodeStyle::Multicast;
@@ -74,7 +75,8 @@ GraphNodeItem::GraphNodeItem(const DrawnNode& node, int index, const GraphSceneS
       m_badge(node.badge),
       m_index(index),
       m_style(node.style),
-      m_excluded(node.excluded) {
+      m_excluded(node.excluded),
+      m_group(node.members > 0) {
     const QSizeF size(std::max(node.size.width(), 4.0), std::max(node.size.height(), 4.0));
     m_rect = QRectF(-size.width() / 2, -size.height() / 2, size.width(), size.height());
     m_textWidth = std::max(textRoom(m_style, m_rect), 0.0);
@@ -93,6 +95,9 @@ GraphNodeItem::GraphNodeItem(const DrawnNode& node, int index, const GraphSceneS
 void GraphNodeItem::updateBounds() {
     const qreal margin = (m_selected || m_matched) ? kMaxHalo + 2 : kCastOutlineWidth + 1;
     QRectF bounds = m_rect.adjusted(-margin, -margin, margin, margin);
+    if (m_group) {
+        bounds |= m_rect.translated(2 * kGroupStackStep, 2 * kGroupStackStep).adjusted(-margin, -margin, margin, margin);
+    }
     if (!m_badgeRect.isEmpty()) {
         bounds |= m_badgeRect.adjusted(-1, -1, 1, 1);
     }
@@ -219,6 +224,11 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
         pen.setJoinStyle(Qt::MiterJoin);
         painter->setPen(pen);
         painter->setBrush(m_fillOverride.isValid() ? m_fillOverride : s.fill[style]);
+        if (m_group) {  // a collapsed scope: a stack of boxes, the ones behind peeking out below right
+            for (const qreal offset : {2 * kGroupStackStep, kGroupStackStep}) {
+                painter->drawPath(nodeStyleOutline(m_style, m_rect.translated(offset, offset)));
+            }
+        }
         painter->drawPath(nodeStyleOutline(m_style, m_rect));
     }
     if (m_warning && lod >= kPlainEdgeLevel) {

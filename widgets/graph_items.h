@@ -72,6 +72,7 @@ private:
     int m_index;
     NodeStyle m_style;
     bool m_excluded;
+    bool m_group;  // a collapsed name scope: drawn as a stack
     bool m_selected = false;
     bool m_matched = false;
     bool m_warning = false;

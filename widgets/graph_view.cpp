@@ -303,6 +303,11 @@ QString GraphView::nodeNameAt(const QPoint& viewportPos) const {
 
 QString GraphView::toolTipFor(const DrawnNode& node) const {
     QString text = QStringLiteral("<b>%1</b><br>").arg(node.name.toHtmlEscaped());
+    if (node.members > 0) {
+        text += tr("name scope of %n node(s), collapsed: double-click opens it", nullptr, node.members);
+        text += QStringLiteral("<br>") + node.label.toHtmlEscaped();
+        return text;
+    }
     text += node.op.isEmpty() ? tr("variable") : tr("op: %1").arg(node.op.toHtmlEscaped());
     text += QStringLiteral("<br>") + tr("precision: %1").arg(nodeStyleName(node.style));
     if (!node.badge.isEmpty()) {

@@ -403,6 +403,20 @@ void NodeInspector::showNode(std::shared_ptr<const ConversionIndex> index, int n
     m_stack->setCurrentIndex(1);
 }
 
+void NodeInspector::showGroup(const QString& scope, const QString& contents, const QString& precision,
+                              const QString& ops) {
+    clear();
+    m_nodeName = scope;
+    m_name->setText(scope);
+    m_name->setCursorPosition(0);
+    m_name->setToolTip(scope);
+    m_operator->setText(contents);
+    m_precision->setText(precision);
+    m_rule->setText(tr("a name scope, collapsed (double-click opens it)"));
+    m_reason->setText(breakable(ops));
+    m_stack->setCurrentIndex(1);
+}
+
 void NodeInspector::showPrecision(NodeId id) {
     const Node& node = m_index->graph()->nodes[id];
     const ConversionReport* report = m_index->report().get();

@@ -34,6 +34,8 @@ public:
     // The same, with an index built already (the workspace snapshot's, built off the GUI thread).
     void showNode(std::shared_ptr<const ampstudio::ConversionIndex> index, int nodeIndex);
     void clear();
+    // A collapsed name scope of the grouped view: what it holds instead of one node's facts.
+    void showGroup(const QString& scope, const QString& contents, const QString& precision, const QString& ops);
     // What the precision debugger measured at the shown node (null: nothing, the section hides).
     void showMeasuredError(const ampstudio::NodeErrorProfile* profile, ampstudio::DType target, bool inTarget);
     NodeErrorBox* measuredErrorBox() const { return m_errorBox; }

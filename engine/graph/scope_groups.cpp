@@ -6,6 +6,11 @@
 #include "graph/name_scopes.h"
 
 namespace ampstudio {
+namespace {
+
+constexpr std::size_t kMaxScopeSpread = 4;  // a scope's span in node order, at most this times its size
+
+}  // namespace
 
 std::size_t ScopeGroups::find(const std::string& name) const {
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -25,6 +30,36 @@ ScopeGroups groupByScope(const Graph& graph, const std::set<std::string>& open) 
     for (std::size_t n = 0; n < graph.size(); ++n) {
         if (membersOf.count(graph.nodes[n].name)) scopesOf[n].push_back(graph.nodes[n].name);
     }
+    // An amp_multicast casts the inputs of the one node it feeds, but MXNet names it after that
+    // node's first input: it goes where its consumer is (else a loss sum's multicast, named after
+    // the first layer, would put the whole graph's outputs into the first layer's scope).
+    std::vector<uint8_t> placed(graph.size(), 0);
+    for (std::size_t n = 0; n < graph.size(); ++n) {
+        for (const NodeEntry& input : graph.nodes[n].inputs) {
+            if (graph.nodes[input.node].op == "amp_multicast" && !placed[input.node]) {
+                placed[input.node] = 1;
+                scopesOf[input.node] = scopesOf[n];
+            }
+        }
+    }
+    // A scope whose nodes lie scattered over the graph is a naming habit, not a module (MXNet's
+    // automatic "elemwise_add12", "elemwise_add57" share "elemwise"): it groups nothing. Exporters
+    // write a module's nodes together, so a real scope's span in node order is near its size.
+    std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> spanOf;  // first, last node
+    for (std::size_t n = 0; n < graph.size(); ++n) {
+        for (const std::string& scope : scopesOf[n]) {
+            auto [it, inserted] = spanOf.emplace(scope, std::make_pair(n, n));
+            if (!inserted) it->second.second = n;
+            ++membersOf[scope];
+        }
+    }
+    for (std::size_t n = 0; n < graph.size(); ++n) {
+        std::erase_if(scopesOf[n], [&](const std::string& scope) {
+            const auto [first, last] = spanOf[scope];
+            return last - first + 1 > kMaxScopeSpread * membersOf[scope];
+        });
+    }
+    for (auto& [scope, count] : membersOf) count = 0;
     // Each node's visible scope: the outermost of its scopes that is not open (empty: the node itself).
     std::vector<std::string> visible(graph.size());
     std::vector<std::size_t> depth(graph.size(), 0);

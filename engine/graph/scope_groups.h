@@ -32,7 +32,9 @@ struct ScopeGroups {
 // `open`: scope paths shown opened (their contents visible one level down); every other scope is
 // collapsed at its outermost level. A scope holding a single node is never a group: the node shows.
 // A node whose whole name is another node's scope (MXNet's op "conv1" beside "conv1_weight") is
-// inside that scope.
+// inside that scope; an amp_multicast is in its consumer's scopes. A scope whose nodes are scattered
+// (their span in node order over four times their number) is no group: automatic names such as
+// "elemwise_add12" share a prefix without being a module.
 ScopeGroups groupByScope(const Graph& graph, const std::set<std::string>& open);
 
 // The scopes to open so that the first view is not one box: from the top, while the visible items

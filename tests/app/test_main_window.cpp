@@ -191,6 +191,53 @@ private slots:
         QCOMPARE(original.count(), 1);
     }
 
+    // View → Group by Name Scope: one box per fire module; double-click opens one, the inspector
+    // describes a group, its context menu excludes its nodes in one undoable step and collapses it.
+    void groupingByNameScope() {
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        drop(&window, kSqueezenet);
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 20000);
+        QCOMPARE(window.beforeView()->drawing().nodes.size(), 121);  // small: flat at first
+        auto* group = window.findChild<QAction*>(QStringLiteral("groupByScope"));
+        QVERIFY(group);
+        QVERIFY(!group->isChecked());
+        group->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window) && window.workspace()->isGrouped(), 20000);
+        QTRY_VERIFY(window.beforeView()->hasNode(QStringLiteral("fire2")));
+        QVERIFY(group->isChecked());
+        QVERIFY(window.afterView()->hasNode(QStringLiteral("fire2")));
+        QVERIFY(window.beforeView()->drawing().nodes.size() < 40);
+
+        window.beforeView()->selectNode(QStringLiteral("fire3"));
+        QCOMPARE(window.inspector()->nodeName(), QStringLiteral("fire3"));
+
+        GraphView* view = window.beforeView();
+        view->selectNode(QStringLiteral("fire2"));
+        QTest::mouseDClick(view->viewport(), Qt::LeftButton, {}, view->mapFromScene(view->nodeScenePos(QStringLiteral("fire2"))));
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window) && !window.beforeView()->hasNode(QStringLiteral("fire2")), 20000);
+        QVERIFY(window.beforeView()->hasNode(QStringLiteral("fire2_squeeze1x1")));
+
+        std::unique_ptr<QMenu> menu(window.createNodeContextMenu(QStringLiteral("fire2_squeeze1x1"), &window));
+        QAction* exclude = findAction(menu.get(), QStringLiteral("excludeGroup"));
+        QVERIFY(exclude);
+        const std::size_t excludedBefore = window.workspace()->settings()->options().excludedSymNames.size();
+        exclude->trigger();
+        const std::size_t excluded = window.workspace()->settings()->options().excludedSymNames.size() - excludedBefore;
+        QCOMPARE(excluded, std::size_t(3));  // the convolution, its weight and its bias
+        QCOMPARE(window.workspace()->settings()->undoStack()->undoText(), QStringLiteral("Exclude 3 Node(s)"));
+        window.workspace()->settings()->undoStack()->undo();
+        QCOMPARE(window.workspace()->settings()->options().excludedSymNames.size(), excludedBefore);
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window), 20000);
+
+        findAction(menu.get(), QStringLiteral("collapseScope"))->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window) && window.beforeView()->hasNode(QStringLiteral("fire2")), 20000);
+
+        group->trigger();  // off: flat again
+        QTRY_VERIFY_WITH_TIMEOUT(settled(window) && window.beforeView()->drawing().nodes.size() == 121, 20000);
+    }
+
     void droppingParamsFindsTheirSymbol() {
         MainWindow window;
         drop(&window, kExamples + QStringLiteral("/small-cnn-0000.params"));

@@ -7,7 +7,8 @@
 //                                            [--real on|off] [--write-synthetic DIR]
 //
 // --gathering: issue 24's graphs of that many operators with one node gathering every unread tensor
-// (gatheringGraph() in synthetic_graph.h). Run the largest alone: the peak memory is the process's.
+// (gatheringGraph() in synthetic_graph.h); --scoped: the same with scoped names, which open grouped
+// by name scope. Run the largest alone: the peak memory is the process's.
 //
 // Targets: opening squeezenet_v1.1 shows both views in under 1 s (issue 3); gathering graphs of 20k
 // and 100k operators in under 3 s and 20 s, under 1 GB at 100k (issue 24).
@@ -115,13 +116,14 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     int repeats = 7;
     std::vector<std::size_t> sizes{1000, 5000};
-    std::vector<std::size_t> gathering;
+    std::vector<std::size_t> gathering, scoped;
     bool real = true;
     std::filesystem::path syntheticDir = std::filesystem::temp_directory_path() / "ampstudio-bench-workspace";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (std::strcmp(argv[i], "--repeats") == 0) repeats = std::max(1, std::atoi(argv[i + 1]));
         if (std::strcmp(argv[i], "--sizes") == 0) sizes = parseSizeList(argv[i + 1]);
         if (std::strcmp(argv[i], "--gathering") == 0) gathering = parseSizeList(argv[i + 1]);
+        if (std::strcmp(argv[i], "--scoped") == 0) scoped = parseSizeList(argv[i + 1]);
         if (std::strcmp(argv[i], "--real") == 0) real = std::strcmp(argv[i + 1], "off") != 0;
         if (std::strcmp(argv[i], "--write-synthetic") == 0) syntheticDir = argv[i + 1];
     }
@@ -142,6 +144,11 @@ int main(int argc, char** argv) {
         const auto path = syntheticDir / ("gathering-" + std::to_string(n) + "-symbol.json");
         writeSymbolJsonFile(path, gatheringGraph(n, 42));
         models.emplace_back("gathering-" + std::to_string(n), QString::fromStdString(path.string()));
+    }
+    for (const std::size_t n : scoped) {  // grouped by name scope at first open
+        const auto path = syntheticDir / ("scoped-" + std::to_string(n) + "-symbol.json");
+        writeSymbolJsonFile(path, scopedGatheringGraph(n, 42));
+        models.emplace_back("scoped-" + std::to_string(n), QString::fromStdString(path.string()));
     }
 
     std::printf("# bench_workspace: MainWindow offscreen 1400x860, median ms over %d runs\n", repeats);

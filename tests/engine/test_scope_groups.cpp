@@ -124,6 +124,38 @@ private slots:
         QCOMPARE(groups.edges.size(), 3u);
     }
 
+    // Automatic names sharing a prefix far apart are no scope; a multicast sits with its consumer.
+    void scatteredPrefixesAndMulticasts() {
+        std::vector<std::string> names{"data", "elemwise_add0"};
+        for (int i = 0; i < 20; ++i) names.push_back("relu" + std::to_string(i));
+        names.push_back("elemwise_add1");
+        const Graph scattered = chainOf(names);
+        const ScopeGroups flat = groupByScope(scattered, {});
+        QCOMPARE(flat.find("elemwise"), std::size_t(-1));
+        QCOMPARE(flat.items.size(), scattered.size());
+
+        // stage_a's two nodes, stage_b's two, then head_sum reading both through a multicast that
+        // MXNet named after its first input (in stage_a).
+        Graph g = chainOf({"data", "stage_a_x", "stage_a_y", "stage_b_x", "stage_b_y"});
+        Node multicast;
+        multicast.op = "amp_multicast";
+        multicast.name = "stage_a_y_amp_multicast";
+        multicast.inputs = {NodeEntry{2, 0, 0}, NodeEntry{4, 0, 0}};
+        g.nodes.push_back(multicast);
+        Node sum;
+        sum.op = "elemwise_add";
+        sum.name = "head_sum";
+        sum.inputs = {NodeEntry{5, 0, 0}, NodeEntry{5, 1, 0}};
+        g.nodes.push_back(sum);
+        const ScopeGroups groups = groupByScope(g, {"stage"});
+        QCOMPARE(groups.itemOf[5], groups.itemOf[6]);  // with head_sum, in its scope "head"
+        QCOMPARE(groups.items[groups.itemOf[5]].name, std::string("head"));
+        QVERIFY(groups.items[groups.find("stage_a")].members.size() == 2);
+        // No edge back from stage_b into stage_a: the groups stay in order.
+        const uint32_t a = uint32_t(groups.find("stage_a")), b = uint32_t(groups.find("stage_b"));
+        QVERIFY(std::find(groups.edges.begin(), groups.edges.end(), std::make_pair(b, a)) == groups.edges.end());
+    }
+
     // Names without scopes: every node its own item, the edges those of the graph.
     void namesWithoutScopesStayFlat() {
         const Graph g = chainOf({"a", "b", "c"});

@@ -139,6 +139,55 @@ private slots:
         QVERIFY(!cancelledCalls);  // a stale job hands nothing over
     }
 
+    // Grouped by name scope: both views draw the same groups (casts inside the scope of what they
+    // cast), each group at the same place in both; opening one shows its contents; a second
+    // computation that only changes the grouping reuses the conversion.
+    void groupedViewsShareTheirGroups() {
+        WorkspaceInput input;
+        input.source = std::make_shared<Graph>(readSymbolJsonFile(AMS_TESTDATA_DIR "/mxnet/squeezenet_v1.1-symbol.json"));
+        input.grouping = WorkspaceInput::Grouping::On;
+        const WorkspaceSnapshot s = computeWorkspaceSnapshot(input, [] { return false; });
+        QVERIFY(s.conversion && s.beforeGroups && s.afterGroups);
+        QCOMPARE(s.before.nodes.size(), qsizetype(s.beforeGroups->items.size()));
+        QCOMPARE(s.after.nodes.size(), qsizetype(s.afterGroups->items.size()));
+        QHash<QString, const DrawnNode*> after;
+        for (const DrawnNode& node : s.after.nodes) after.insert(node.name, &node);
+        int groups = 0, samePlace = 0;
+        for (const DrawnNode& node : s.before.nodes) {
+            QVERIFY2(after.contains(node.name), qPrintable(node.name));
+            if (node.members > 0) {
+                ++groups;
+                QVERIFY(after[node.name]->members >= node.members);  // plus its casts
+                samePlace += after[node.name]->centre == node.centre;
+            }
+        }
+        QVERIFY(groups >= 9);  // conv1, fire2 ... fire9
+        QCOMPARE(samePlace, groups);
+        const auto fire2 = std::find_if(s.after.nodes.begin(), s.after.nodes.end(),
+                                        [](const DrawnNode& n) { return n.name == QLatin1String("fire2"); });
+        QVERIFY(fire2 != s.after.nodes.end());
+        QVERIFY2(fire2->label.contains(QStringLiteral("cast")), qPrintable(fire2->label));
+        QCOMPARE(fire2->style, NodeStyle::Target);  // its convolutions run in float16
+        QCOMPARE(overlap(s.before), QString());
+
+        input.openScopes = {"fire2"};
+        input.reuse = s.conversion;
+        const WorkspaceSnapshot opened = computeWorkspaceSnapshot(input, [] { return false; });
+        QCOMPARE(opened.conversion.get(), s.conversion.get());
+        QCOMPARE(opened.beforeGroups->find("fire2"), std::size_t(-1));
+        QVERIFY(opened.beforeGroups->find("fire2_squeeze1x1") != std::size_t(-1));
+        QVERIFY(opened.before.nodes.size() > s.before.nodes.size());
+
+        // Auto: a model this small stays flat.
+        input.grouping = WorkspaceInput::Grouping::Auto;
+        input.openScopes.clear();
+        QVERIFY(!computeWorkspaceSnapshot(input, [] { return false; }).beforeGroups);
+        input.autoGroupFrom = 100;
+        const WorkspaceSnapshot automatic = computeWorkspaceSnapshot(input, [] { return false; });
+        QVERIFY(automatic.beforeGroups);
+        QVERIFY(automatic.openScopes.empty());
+    }
+
     // A sum over the outputs of every layer of a deep chain: its long edges share one trunk in both
     // views, drawn once with the arrow at the gathering node; each branch ends on the trunk without
     // an arrow, and the trunk of the converted view takes the branches' common dtype.

@@ -1,0 +1,118 @@
+#include "grouped_drawing_builder.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <array>
+
+using namespace ampstudio;
+
+namespace {
+
+QString fromStd(const std::string& text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+
+// The scope's own part: "/encoder/layer.3" -> "layer.3", "resnetv10_stage2" -> "stage2".
+QString lastPart(const std::string& scope) {
+    const std::size_t cut = scope.find_last_of(scope.find('/') != std::string::npos   ? "/"
+                                               : scope.find('.') != std::string::npos ? "."
+                                                                                      : "_");
+    std::string part = cut == std::string::npos ? scope : scope.substr(cut + 1);
+    // "layer.3" and "stage_2": a numeric last part names the instance; show it with its module.
+    if (!part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        const std::size_t before = cut == std::string::npos || cut == 0 ? std::string::npos
+                                                                        : scope.find_last_of("/._", cut - 1);
+        part = scope.substr(before == std::string::npos ? 0 : before + 1);
+    }
+    return fromStd(part);
+}
+
+QString groupLabel(int nodes, int casts) {
+    QString text = QCoreApplication::translate("GroupedDrawing", "%n node(s)", nullptr, nodes);
+    if (casts > 0) {
+        text += QStringLiteral(" · ") + QCoreApplication::translate("GroupedDrawing", "%n cast(s)", nullptr, casts);
+    }
+    return text;
+}
+
+}  // namespace
+
+LayoutInput groupedLayoutInput(const Graph& graph, const ScopeGroups& groups, const NodeTextMetrics& metrics) {
+    LayoutInput input;
+    input.sizes.reserve(groups.items.size());
+    for (const ScopeGroups::Item& item : groups.items) {
+        if (!item.group) {
+            input.sizes.push_back(drawnNodeSize(graph.nodes[item.members.front()], metrics));
+            continue;
+        }
+        const std::size_t titleChars = lastPart(item.name).size();
+        const std::size_t labelChars = 22;  // "1,234 nodes · 56 casts"
+        const double textWidth = std::max(static_cast<double>(titleChars) * metrics.titleCharWidth,
+                                          static_cast<double>(labelChars) * metrics.labelCharWidth);
+        input.sizes.push_back({std::clamp(textWidth + 28, 140.0, 280.0), 2 * metrics.lineHeight + 20});
+    }
+    input.edges = groups.edges;
+    return input;
+}
+
+GraphDrawing makeGroupedDrawing(const ConversionIndex& index, const ScopeGroups& groups, const LayoutInput& input,
+                                const GraphLayout& layout, const std::set<std::string>& excludedNames, bool converted) {
+    GraphDrawing drawing;
+    drawing.nodes.reserve(static_cast<qsizetype>(groups.items.size()));
+    for (std::size_t i = 0; i < groups.items.size(); ++i) {
+        const ScopeGroups::Item& item = groups.items[i];
+        DrawnNode drawn;
+        if (!item.group) {
+            drawn = describeNode(index, item.members.front(), excludedNames, converted);
+        } else {
+            // The precision most of its operators run in (its variables only when it has nothing else).
+            std::array<int, kNodeStyleCount> styles{};
+            int casts = 0;
+            bool allExcluded = true;
+            for (const NodeId n : item.members) {
+                const DrawnNode member = describeNode(index, n, excludedNames, converted);
+                ++styles[static_cast<std::size_t>(member.style)];
+                casts += member.style == NodeStyle::Cast || member.style == NodeStyle::Multicast;
+                allExcluded = allExcluded && member.excluded;
+            }
+            int best = static_cast<int>(NodeStyle::Variable);
+            for (int style = 0; style < kNodeStyleCount; ++style) {
+                const bool cast = style == int(NodeStyle::Cast) || style == int(NodeStyle::Multicast);
+                if (style != int(NodeStyle::Variable) && !cast && styles[style] > 0 &&
+                    (best == int(NodeStyle::Variable) || styles[style] > styles[best])) {
+                    best = style;
+                }
+            }
+            drawn.name = fromStd(item.name);
+            drawn.title = lastPart(item.name);
+            drawn.label = groupLabel(static_cast<int>(item.members.size()), casts);
+            drawn.style = static_cast<NodeStyle>(best);
+            drawn.excluded = allExcluded;
+            drawn.members = static_cast<int>(item.members.size());
+        }
+        const Point& centre = layout.nodePositions[i];
+        drawn.centre = QPointF(centre.x, centre.y);
+        drawn.size = QSizeF(input.sizes[i].width, input.sizes[i].height);
+        drawing.nodes.push_back(std::move(drawn));
+    }
+    drawing.edges.reserve(static_cast<qsizetype>(input.edges.size()));
+    for (std::size_t e = 0; e < input.edges.size(); ++e) {
+        DrawnEdge edge;
+        edge.source = static_cast<int>(input.edges[e].first);
+        edge.target = static_cast<int>(input.edges[e].second);
+        const EdgePath& path = layout.edges[e];
+        for (const Point& p : path.points) edge.points.push_back(QPointF(p.x, p.y));
+        if (path.bundle != EdgePath::kNoBundle) {
+            edge.arrow = !layout.bundles[path.bundle].gathers;
+        }
+        drawing.edges.push_back(std::move(edge));
+    }
+    for (const EdgeBundle& bundle : layout.bundles) {
+        DrawnEdge trunk;
+        (bundle.gathers ? trunk.target : trunk.source) = static_cast<int>(bundle.node);
+        for (const Point& p : bundle.points) trunk.points.push_back(QPointF(p.x, p.y));
+        trunk.arrow = bundle.gathers;
+        drawing.trunks.push_back(std::move(trunk));
+    }
+    drawing.bounds = QRectF(0, 0, layout.width, layout.height);
+    return drawing;
+}
