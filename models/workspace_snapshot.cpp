@@ -23,16 +23,31 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     snapshot.source = input.source;
     snapshot.options = input.options;
     const Graph& source = *input.source;
-    // Grouping decided first: a grouped first view is quick to lay out, so nothing comes first then.
+    // Grouping decided first: what comes first, and how, depends on it.
     bool grouped = input.grouping == WorkspaceInput::Grouping::On;
     snapshot.openScopes = input.openScopes;
     if (input.grouping == WorkspaceInput::Grouping::Auto && source.size() >= input.autoGroupFrom) {
-        std::set<std::string> open = initiallyOpenScopes(source);
-        const ScopeGroups groups = groupByScope(source, open);
+        ScopeGroups groups;
+        std::set<std::string> open = initiallyOpenScopes(source, &groups);
         grouped = groups.items.size() * 2 <= source.size();
         if (grouped) {
-            snapshot.beforeGroups = std::make_shared<const ScopeGroups>(groups);
+            snapshot.beforeGroups = std::make_shared<const ScopeGroups>(std::move(groups));
             snapshot.openScopes = std::move(open);
+        }
+    }
+    if (grouped && !snapshot.beforeGroups) {
+        snapshot.beforeGroups = std::make_shared<const ScopeGroups>(groupByScope(source, snapshot.openScopes));
+    }
+    // Grouped, the original's first view is a few hundred boxes: drawn here at once, before converting.
+    if (originalFirst && snapshot.beforeGroups && source.size() >= input.originalFirstFrom) {
+        LayoutOptions options;
+        options.cancelled = cancelled;
+        const LayoutInput layoutInput = groupedLayoutInput(source, *snapshot.beforeGroups, input.metrics);
+        const GraphLayout layout = layoutGraph(layoutInput, options);
+        if (!layout.cancelled) {
+            const ConversionIndex unconverted(input.source, nullptr);
+            originalFirst(makeGroupedDrawing(unconverted, *snapshot.beforeGroups, layoutInput, layout,
+                                             input.options.excludedSymNames, false));
         }
     }
     // On the second core while this one converts; joined before returning (the future's destructor).
@@ -76,9 +91,6 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     LayoutOptions options;
     options.cancelled = cancelled;
     const auto sizeOf = [&](const Node& node) { return drawnNodeSize(node, input.metrics); };
-    if (grouped && !snapshot.beforeGroups) {
-        snapshot.beforeGroups = std::make_shared<const ScopeGroups>(groupByScope(source, snapshot.openScopes));
-    }
     // What each view lays out: the graph's nodes, or its items when grouped; names map one to the other.
     const LayoutInput beforeInput = grouped ? groupedLayoutInput(source, *snapshot.beforeGroups, input.metrics)
                                             : layoutInputFromGraph(source, sizeOf);

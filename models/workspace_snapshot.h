@@ -67,8 +67,9 @@ enum class SnapshotStage { Converting, LayingOutConverted, LayingOutOriginal, Dr
 
 // Returns a snapshot with empty drawings once `cancelled` says the job is stale. `progress`, when
 // set, is called (on the computing thread) as each stage begins.
-// `originalFirst`, when set (and the graph is large enough), is called once, on another thread, with
-// the original laid out on its own (styled as unconverted), before this returns.
+// `originalFirst`, when set (and the graph is large enough), is called once with the original laid
+// out on its own (styled as unconverted), before this returns: grouped, on this thread before the
+// conversion starts; flat, on another thread beside the conversion.
 WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled,
                                            const std::function<void(SnapshotStage)>& progress = {},
                                            const std::function<void(GraphDrawing)>& originalFirst = {});

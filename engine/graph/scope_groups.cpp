@@ -104,10 +104,10 @@ ScopeGroups groupByScope(const Graph& graph, const std::set<std::string>& open) 
     return groups;
 }
 
-std::set<std::string> initiallyOpenScopes(const Graph& graph) {
+std::set<std::string> initiallyOpenScopes(const Graph& graph, ScopeGroups* groupsOut) {
     std::set<std::string> open;
     for (;;) {
-        const ScopeGroups groups = groupByScope(graph, open);
+        ScopeGroups groups = groupByScope(graph, open);
         std::size_t shownGroups = 0, lastGroup = 0;
         for (std::size_t i = 0; i < groups.items.size(); ++i) {
             if (groups.items[i].group) {
@@ -117,6 +117,7 @@ std::set<std::string> initiallyOpenScopes(const Graph& graph) {
         }
         // One group with at most a few loose nodes beside it (the data input, the label) is one box.
         if (shownGroups != 1 || groups.items.size() > 8) {
+            if (groupsOut) *groupsOut = std::move(groups);
             return open;
         }
         open.insert(groups.items[lastGroup].name);

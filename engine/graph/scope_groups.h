@@ -40,6 +40,7 @@ ScopeGroups groupByScope(const Graph& graph, const std::set<std::string>& open);
 // The scopes to open so that the first view is not one box: from the top, while the visible items
 // are a single group, that group is opened (a model whose every name starts "resnetv10_" shows its
 // stages, not one "resnetv10" box).
-std::set<std::string> initiallyOpenScopes(const Graph& graph);
+// `groups`, when given, receives groupByScope(graph, result), which this computes on the way.
+std::set<std::string> initiallyOpenScopes(const Graph& graph, ScopeGroups* groups = nullptr);
 
 }  // namespace ampstudio

@@ -178,6 +178,16 @@ private slots:
         QVERIFY(opened.beforeGroups->find("fire2_squeeze1x1") != std::size_t(-1));
         QVERIFY(opened.before.nodes.size() > s.before.nodes.size());
 
+        // A large model's grouped original comes first, before the conversion: its groups, unconverted.
+        GraphDrawing first;
+        input.originalFirstFrom = 100;
+        input.reuse.reset();
+        computeWorkspaceSnapshot(input, [] { return false; }, {}, [&](GraphDrawing d) { first = std::move(d); });
+        QCOMPARE(first.nodes.size(), opened.before.nodes.size());
+        QVERIFY(std::any_of(first.nodes.begin(), first.nodes.end(), [](const DrawnNode& n) { return n.members > 0; }));
+        QCOMPARE(countStyle(first, NodeStyle::Target), 0);
+        input.originalFirstFrom = 2000;
+
         // Auto: a model this small stays flat.
         input.grouping = WorkspaceInput::Grouping::Auto;
         input.openScopes.clear();
