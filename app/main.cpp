@@ -18,7 +18,8 @@ namespace {
 
 // Waits for the first conversion to be drawn, applies the zoom and selection, grabs the window.
 // With `training`, also waits for the training run to end (the README's training screenshot).
-int takeScreenshot(MainWindow& window, const QString& path, const QString& node, double zoom, bool training) {
+int takeScreenshot(MainWindow& window, const QString& path, const QString& node, double zoom, bool training,
+                   const QStringList& openScopes) {
     QEventLoop loop;
     const auto settled = [&] {
         return window.workspace()->snapshot() && !window.workspace()->isBusy() &&
@@ -31,6 +32,11 @@ int takeScreenshot(MainWindow& window, const QString& path, const QString& node,
     poll.start(50);
     QTimer::singleShot(training ? 900000 : 300000, &loop, &QEventLoop::quit);
     loop.exec();
+    if (!openScopes.isEmpty()) {  // grouped by name scope: open these groups, then wait again
+        for (const QString& scope : openScopes) window.workspace()->openScope(scope);
+        QTimer::singleShot(300000, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
     if (zoom > 0) {
         window.afterView()->setZoom(zoom);
     }
@@ -85,7 +91,10 @@ int main(int argc, char* argv[]) {
     const QCommandLineOption measure(QStringLiteral("measure"),
                                      QApplication::translate("main", "Measure the conversion's error node by node "
                                                                      "(the Precision panel's Measure, on its suggested inputs)."));
-    parser.addOptions({screenshot, select, zoom, size, train, measure});
+    const QCommandLineOption openScope(QStringLiteral("open-scope"),
+                                       QApplication::translate("main", "Open this name scope's group (with --screenshot; repeatable)."),
+                                       QStringLiteral("scope"));
+    parser.addOptions({screenshot, select, zoom, size, train, measure, openScope});
     parser.process(app);
 
     MainWindow window;
@@ -106,7 +115,8 @@ int main(int argc, char* argv[]) {
     }
     if (parser.isSet(screenshot)) {
         return takeScreenshot(window, parser.value(screenshot), parser.value(select),
-                              parser.isSet(zoom) ? parser.value(zoom).toDouble() : 0.0, parser.isSet(train));
+                              parser.isSet(zoom) ? parser.value(zoom).toDouble() : 0.0, parser.isSet(train),
+                              parser.values(openScope));
     }
     return QApplication::exec();
 }

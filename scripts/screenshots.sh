@@ -30,6 +30,15 @@ if [ -f "$resnet18" ]; then
     "$app" --size 1600x1000 --zoom 0.9 --select /layer1/layer1.0/conv1/Conv --measure \
         --screenshot "$out/onnx-precision.png" "$resnet18"
 fi
+# Grouping by name scope: issue 24's 100k-operator graph with scoped names (written by
+# bench_workspace, one node gathering every unread tensor) at first open, one box per block; then
+# with block1 and its unit3 opened.
+scoped=$(mktemp -d)
+"$build/tests/bench/bench_workspace" --repeats 1 --sizes "" --real off --scoped 100000 --write-synthetic "$scoped" > /dev/null
+"$app" --size 1500x900 --zoom 0.8 --select block3 --screenshot "$out/grouped.png" "$scoped/scoped-100000-symbol.json"
+"$app" --size 1500x900 --zoom 0.8 --open-scope block1 --open-scope block1_unit3 --select block1_unit4 \
+    --screenshot "$out/grouped-open.png" "$scoped/scoped-100000-symbol.json"
+rm -rf "$scoped"
 mkdir -p "$XDG_CONFIG_HOME/AMP Studio"
 # The training monitor once the MLP has trained three epochs on Fashion-MNIST with float16 master
 # weights from a loss scale of 2^24 (the back-off shows at the start of the loss-scale chart).
