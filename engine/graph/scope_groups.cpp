@@ -20,15 +20,20 @@ std::size_t ScopeGroups::find(const std::string& name) const {
 }
 
 ScopeGroups groupByScope(const Graph& graph, const std::set<std::string>& open) {
-    std::vector<std::vector<std::string>> scopesOf(graph.size());
-    std::unordered_map<std::string, std::size_t> membersOf;
+    // Scopes interned once: every later question is about an id, not a string.
+    std::vector<std::string> scopeNames;
+    std::unordered_map<std::string, uint32_t> idOf;
+    std::vector<std::vector<uint32_t>> scopesOf(graph.size());
     for (std::size_t n = 0; n < graph.size(); ++n) {
-        scopesOf[n] = nameScopes(graph.nodes[n].name);
-        for (const std::string& scope : scopesOf[n]) membersOf.emplace(scope, 0);
+        for (std::string& scope : nameScopes(graph.nodes[n].name)) {
+            const auto [it, inserted] = idOf.try_emplace(std::move(scope), static_cast<uint32_t>(scopeNames.size()));
+            if (inserted) scopeNames.push_back(it->first);
+            scopesOf[n].push_back(it->second);
+        }
     }
     // A node named like a scope is that scope's op (MXNet's "conv1" beside "conv1_weight"): inside it.
     for (std::size_t n = 0; n < graph.size(); ++n) {
-        if (membersOf.count(graph.nodes[n].name)) scopesOf[n].push_back(graph.nodes[n].name);
+        if (const auto it = idOf.find(graph.nodes[n].name); it != idOf.end()) scopesOf[n].push_back(it->second);
     }
     // An amp_multicast casts the inputs of the one node it feeds, but MXNet names it after that
     // node's first input: it goes where its consumer is (else a loss sum's multicast, named after
@@ -36,7 +41,7 @@ ScopeGroups groupByScope(const Graph& graph, const std::set<std::string>& open) 
     std::vector<uint8_t> placed(graph.size(), 0);
     for (std::size_t n = 0; n < graph.size(); ++n) {
         for (const NodeEntry& input : graph.nodes[n].inputs) {
-            if (graph.nodes[input.node].op == "amp_multicast" && !placed[input.node]) {
+            if (!placed[input.node] && graph.nodes[input.node].op == "amp_multicast") {
                 placed[input.node] = 1;
                 scopesOf[input.node] = scopesOf[n];
             }
@@ -45,48 +50,48 @@ ScopeGroups groupByScope(const Graph& graph, const std::set<std::string>& open) 
     // A scope whose nodes lie scattered over the graph is a naming habit, not a module (MXNet's
     // automatic "elemwise_add12", "elemwise_add57" share "elemwise"): it groups nothing. Exporters
     // write a module's nodes together, so a real scope's span in node order is near its size.
-    std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> spanOf;  // first, last node
+    constexpr std::size_t kNever = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> first(scopeNames.size(), kNever), last(scopeNames.size(), 0), count(scopeNames.size(), 0);
     for (std::size_t n = 0; n < graph.size(); ++n) {
-        for (const std::string& scope : scopesOf[n]) {
-            auto [it, inserted] = spanOf.emplace(scope, std::make_pair(n, n));
-            if (!inserted) it->second.second = n;
-            ++membersOf[scope];
+        for (const uint32_t scope : scopesOf[n]) {
+            if (first[scope] == kNever) first[scope] = n;
+            last[scope] = n;
+            ++count[scope];
         }
     }
-    for (std::size_t n = 0; n < graph.size(); ++n) {
-        std::erase_if(scopesOf[n], [&](const std::string& scope) {
-            const auto [first, last] = spanOf[scope];
-            return last - first + 1 > kMaxScopeSpread * membersOf[scope];
-        });
+    std::vector<uint8_t> isOpen(scopeNames.size(), 0), scattered(scopeNames.size(), 0);
+    for (uint32_t id = 0; id < scopeNames.size(); ++id) {
+        isOpen[id] = open.count(scopeNames[id]) != 0;
+        scattered[id] = first[id] != kNever && last[id] - first[id] + 1 > kMaxScopeSpread * count[id];
     }
-    for (auto& [scope, count] : membersOf) count = 0;
-    // Each node's visible scope: the outermost of its scopes that is not open (empty: the node itself).
-    std::vector<std::string> visible(graph.size());
+    // Each node's visible scope: the outermost of its scopes that is not open (none: the node itself).
+    constexpr uint32_t kNoScope = UINT32_MAX;
+    std::vector<uint32_t> visible(graph.size(), kNoScope);
     std::vector<std::size_t> depth(graph.size(), 0);
+    std::vector<std::size_t> visibleCount(scopeNames.size(), 0);
     for (std::size_t n = 0; n < graph.size(); ++n) {
-        const std::vector<std::string>& scopes = scopesOf[n];
-        for (std::size_t d = 0; d < scopes.size(); ++d) {
-            if (!open.count(scopes[d])) {
-                visible[n] = scopes[d];
-                depth[n] = d + 1;
+        for (const uint32_t scope : scopesOf[n]) {
+            if (scattered[scope]) continue;
+            ++depth[n];
+            if (!isOpen[scope]) {
+                visible[n] = scope;
+                ++visibleCount[scope];
                 break;
             }
-            depth[n] = d + 1;
         }
-        if (!visible[n].empty()) ++membersOf[visible[n]];
     }
     ScopeGroups groups;
     groups.itemOf.assign(graph.size(), 0);
-    std::unordered_map<std::string, uint32_t> itemOfScope;
+    std::vector<uint32_t> itemOfScope(scopeNames.size(), kNoScope);
     for (std::size_t n = 0; n < graph.size(); ++n) {
-        const bool grouped = !visible[n].empty() && membersOf[visible[n]] >= 2;
-        if (grouped) {
-            const auto [it, inserted] = itemOfScope.emplace(visible[n], static_cast<uint32_t>(groups.items.size()));
-            if (inserted) {
-                groups.items.push_back({visible[n], true, {}, depth[n]});
+        const uint32_t scope = visible[n];
+        if (scope != kNoScope && visibleCount[scope] >= 2) {
+            if (itemOfScope[scope] == kNoScope) {
+                itemOfScope[scope] = static_cast<uint32_t>(groups.items.size());
+                groups.items.push_back({scopeNames[scope], true, {}, depth[n]});
             }
-            groups.items[it->second].members.push_back(static_cast<NodeId>(n));
-            groups.itemOf[n] = it->second;
+            groups.items[itemOfScope[scope]].members.push_back(static_cast<NodeId>(n));
+            groups.itemOf[n] = itemOfScope[scope];
         } else {
             groups.itemOf[n] = static_cast<uint32_t>(groups.items.size());
             groups.items.push_back({graph.nodes[n].name, false, {static_cast<NodeId>(n)}, depth[n]});
