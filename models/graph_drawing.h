@@ -31,6 +31,7 @@ struct DrawnNode {
     NodeStyle style = NodeStyle::Unchanged;
     bool excluded = false;  // excluded by name in the conversion options (drawn with a dashed outline)
     int members = 0;        // > 0: a collapsed name scope of that many nodes (name: the scope path)
+    QString contents;       // a group's member names and ops, a line each: what a search looks in
     QPointF centre;
     QSizeF size;
 };

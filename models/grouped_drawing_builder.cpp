@@ -70,6 +70,7 @@ GraphDrawing makeGroupedDrawing(const ConversionIndex& index, const ScopeGroups&
             bool allExcluded = true;
             for (const NodeId n : item.members) {
                 const DrawnNode member = describeNode(index, n, excludedNames, converted);
+                drawn.contents += member.name + QLatin1Char(' ') + member.op + QLatin1Char('\n');
                 ++styles[static_cast<std::size_t>(member.style)];
                 casts += member.style == NodeStyle::Cast || member.style == NodeStyle::Multicast;
                 allExcluded = allExcluded && member.excluded;

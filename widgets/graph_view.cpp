@@ -638,7 +638,9 @@ int GraphView::findNodes(const QString& text) {
     }
     for (int i = 0; i < m_drawing.nodes.size(); ++i) {
         const DrawnNode& node = m_drawing.nodes[i];
-        if (node.name.contains(text, Qt::CaseInsensitive) || node.op.contains(text, Qt::CaseInsensitive)) {
+        // A collapsed group matches when one of its nodes does: the match is in there.
+        if (node.name.contains(text, Qt::CaseInsensitive) || node.op.contains(text, Qt::CaseInsensitive) ||
+            (node.members > 0 && node.contents.contains(text, Qt::CaseInsensitive))) {
             m_matches.push_back(i);
         }
     }

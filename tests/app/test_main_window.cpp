@@ -212,6 +212,11 @@ private slots:
 
         window.beforeView()->selectNode(QStringLiteral("fire3"));
         QCOMPARE(window.inspector()->nodeName(), QStringLiteral("fire3"));
+        // A search finds the group that holds the match.
+        QCOMPARE(window.beforeView()->findNodes(QStringLiteral("fire4_expand3x3_weight")), 1);
+        QVERIFY(window.afterView()->findNodes(QStringLiteral("fire4_expand3x3")) >= 1);
+        window.beforeView()->findNodes(QString());
+        window.afterView()->findNodes(QString());
 
         GraphView* view = window.beforeView();
         view->selectNode(QStringLiteral("fire2"));
