@@ -100,6 +100,23 @@ DrawnNode describeNode(const ConversionIndex& index, std::size_t i, const std::s
     return drawn;
 }
 
+QList<DrawnEdge> drawnTrunks(const GraphLayout& layout) {
+    QList<DrawnEdge> trunks;
+    trunks.reserve(static_cast<qsizetype>(layout.bundles.size()));
+    for (const EdgeBundle& bundle : layout.bundles) {
+        DrawnEdge trunk;
+        (bundle.gathers ? trunk.target : trunk.source) = static_cast<int>(bundle.node);
+        trunk.points.reserve(static_cast<qsizetype>(bundle.points.size()));
+        for (const Point& p : bundle.points) {
+            trunk.points.push_back(QPointF(p.x, p.y));
+        }
+        trunk.arrow = bundle.gathers;
+        trunk.labelShown = !bundle.gathers;
+        trunks.push_back(std::move(trunk));
+    }
+    return trunks;
+}
+
 GraphDrawing makeGraphDrawing(const ConversionIndex& index, const LayoutInput& input, const GraphLayout& layout,
                               const std::set<std::string>& excludedNames, bool converted) {
     const Graph& graph = *index.graph();
@@ -152,18 +169,7 @@ GraphDrawing makeGraphDrawing(const ConversionIndex& index, const LayoutInput& i
         drawing.edges.push_back(std::move(edge));
     }
     // The trunks: a gathering one takes its branches' dtype when they agree, a feeding one its source's.
-    drawing.trunks.reserve(static_cast<qsizetype>(layout.bundles.size()));
-    for (const EdgeBundle& bundle : layout.bundles) {
-        DrawnEdge trunk;
-        (bundle.gathers ? trunk.target : trunk.source) = static_cast<int>(bundle.node);
-        trunk.points.reserve(static_cast<qsizetype>(bundle.points.size()));
-        for (const Point& p : bundle.points) {
-            trunk.points.push_back(QPointF(p.x, p.y));
-        }
-        trunk.arrow = bundle.gathers;
-        trunk.labelShown = !bundle.gathers;
-        drawing.trunks.push_back(std::move(trunk));
-    }
+    drawing.trunks = drawnTrunks(layout);
     std::vector<std::optional<QString>> trunkLabel(layout.bundles.size());
     for (std::size_t e = 0; e < input.edges.size(); ++e) {
         if (const uint32_t b = layout.edges[e].bundle; b != EdgePath::kNoBundle) {

@@ -38,6 +38,10 @@ ampstudio::NodeSize drawnNodeSize(const ampstudio::Node& node, const NodeTextMet
 DrawnNode describeNode(const ampstudio::ConversionIndex& index, std::size_t i,
                        const std::set<std::string>& excludedNames, bool converted, QString* outputDtype = nullptr);
 
+// The layout's trunks (edges sharing their way into or out of one node) as the views draw them: a
+// gathering trunk with the arrow at its node, a feeding one labelled once at its source.
+QList<DrawnEdge> drawnTrunks(const ampstudio::GraphLayout& layout);
+
 GraphDrawing makeGraphDrawing(const ampstudio::ConversionIndex& index, const ampstudio::LayoutInput& input,
                               const ampstudio::GraphLayout& layout, const std::set<std::string>& excludedNames,
                               bool converted);

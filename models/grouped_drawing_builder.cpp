@@ -107,13 +107,7 @@ GraphDrawing makeGroupedDrawing(const ConversionIndex& index, const ScopeGroups&
         }
         drawing.edges.push_back(std::move(edge));
     }
-    for (const EdgeBundle& bundle : layout.bundles) {
-        DrawnEdge trunk;
-        (bundle.gathers ? trunk.target : trunk.source) = static_cast<int>(bundle.node);
-        for (const Point& p : bundle.points) trunk.points.push_back(QPointF(p.x, p.y));
-        trunk.arrow = bundle.gathers;
-        drawing.trunks.push_back(std::move(trunk));
-    }
+    drawing.trunks = drawnTrunks(layout);
     drawing.bounds = QRectF(0, 0, layout.width, layout.height);
     return drawing;
 }
