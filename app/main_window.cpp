@@ -108,6 +108,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_workspace(new C
     connect(m_workspace, &ConversionWorkspace::snapshotReady, this, &MainWindow::showSnapshot);
     connect(m_workspace, &ConversionWorkspace::busyChanged, this, &MainWindow::showBusy);
     connect(m_workspace, &ConversionWorkspace::stageChanged, this, &MainWindow::showStage);
+    connect(m_workspace, &ConversionWorkspace::layoutProgress, this, [this](int percent) {
+        if (m_stageText.isEmpty()) return;
+        m_busyLabel->setText(tr("%1 %2 %").arg(m_stageText).arg(percent));
+    });
     connect(m_workspace, &ConversionWorkspace::originalLaidOut, this, &MainWindow::showOriginalFirst);
     connect(m_cancelButton, &QToolButton::clicked, m_workspace, &ConversionWorkspace::cancelComputation);
     connect(m_workspace, &ConversionWorkspace::computationCancelled, this, [this] {
@@ -532,17 +536,20 @@ QString MainWindow::countsText() const {
 }
 
 void MainWindow::showBusy(bool busy) {
+    m_stageText.clear();
     m_busyLabel->setText(busy ? tr("Converting…") : QString());
     m_cancelButton->setVisible(busy);
 }
 
 void MainWindow::showStage(SnapshotStage stage) {
+    m_stageText.clear();  // only the layouts report how far they are
     switch (stage) {
         case SnapshotStage::Converting: m_busyLabel->setText(tr("Converting…")); break;
-        case SnapshotStage::LayingOutConverted: m_busyLabel->setText(tr("Laying out the converted graph…")); break;
-        case SnapshotStage::LayingOutOriginal: m_busyLabel->setText(tr("Laying out the original graph…")); break;
+        case SnapshotStage::LayingOutConverted: m_stageText = tr("Laying out the converted graph…"); break;
+        case SnapshotStage::LayingOutOriginal: m_stageText = tr("Laying out the original graph…"); break;
         case SnapshotStage::Drawing: m_busyLabel->setText(tr("Drawing…")); break;
     }
+    if (!m_stageText.isEmpty()) m_busyLabel->setText(m_stageText);
 }
 
 void MainWindow::updateInspector() {

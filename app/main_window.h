@@ -116,6 +116,7 @@ private:
     QLabel* m_busyLabel = nullptr;
     QToolButton* m_cancelButton = nullptr;  // stops the conversion and layout in flight
     bool m_originalOnly = false;
+    QString m_stageText;  // the layout stage shown, to which its progress is appended
     QAction* m_groupAction = nullptr;  // View → Group by Name Scope  // the views show showOriginalFirst()'s drawing, not a snapshot
     QLineEdit* m_searchField = nullptr;
     QMenu* m_recentMenu = nullptr;

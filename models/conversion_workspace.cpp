@@ -183,10 +183,24 @@ void ConversionWorkspace::recomputeNow() {
                 Qt::QueuedConnection);
         };
     }
+    // Layout progress in whole percent, each step once: a few dozen queued calls per layout.
+    auto layoutProgress = [self, serial, last = std::make_shared<int>(-1)](double fraction) {
+        const int percent = static_cast<int>(fraction * 100);
+        if (percent == *last) return;
+        *last = percent;
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, serial, percent] {
+                if (self && self->m_jobSerial == serial && self->m_tracker.isRunning()) {
+                    emit self->layoutProgress(percent);
+                }
+            },
+            Qt::QueuedConnection);
+    };
     m_tracker.startJob(
         &m_pool,
-        [input = std::move(input), progress, originalFirst](const std::function<bool()>& cancelled) {
-            return computeWorkspaceSnapshot(input, cancelled, progress, originalFirst);
+        [input = std::move(input), progress, originalFirst, layoutProgress](const std::function<bool()>& cancelled) {
+            return computeWorkspaceSnapshot(input, cancelled, progress, originalFirst, layoutProgress);
         },
         [this](WorkspaceSnapshot snapshot) { deliver(std::move(snapshot)); });
     if (!wasBusy) {

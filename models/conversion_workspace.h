@@ -84,6 +84,7 @@ signals:
     void snapshotReady();    // snapshot() changed
     void busyChanged(bool busy);
     void stageChanged(SnapshotStage stage);  // the computation in flight began this stage
+    void layoutProgress(int percent);        // how far the current stage's layout is
     // A large model just opened: its original, laid out on its own, while the conversion is laid
     // out; snapshotReady() follows with both.
     void originalLaidOut(const GraphDrawing& drawing);

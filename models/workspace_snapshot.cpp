@@ -15,7 +15,8 @@ using namespace ampstudio;
 
 WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled,
                                            const std::function<void(SnapshotStage)>& progress,
-                                           const std::function<void(GraphDrawing)>& originalFirst) {
+                                           const std::function<void(GraphDrawing)>& originalFirst,
+                                           const std::function<void(double)>& layoutProgress) {
     const auto stage = [&](SnapshotStage s) {
         if (progress) progress(s);
     };
@@ -90,6 +91,7 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
 
     LayoutOptions options;
     options.cancelled = cancelled;
+    options.progress = layoutProgress;
     const auto sizeOf = [&](const Node& node) { return drawnNodeSize(node, input.metrics); };
     // What each view lays out: the graph's nodes, or its items when grouped; names map one to the other.
     const LayoutInput beforeInput = grouped ? groupedLayoutInput(source, *snapshot.beforeGroups, input.metrics)

@@ -69,7 +69,9 @@ enum class SnapshotStage { Converting, LayingOutConverted, LayingOutOriginal, Dr
 // set, is called (on the computing thread) as each stage begins.
 // `originalFirst`, when set (and the graph is large enough), is called once with the original laid
 // out on its own (styled as unconverted), before this returns: grouped, on this thread before the
-// conversion starts; flat, on another thread beside the conversion.
+// conversion starts; flat, on another thread beside the conversion. `layoutProgress` hears each
+// stage's layout go from 0 to 1 (LayoutOptions::progress), on the computing thread.
 WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const std::function<bool()>& cancelled,
                                            const std::function<void(SnapshotStage)>& progress = {},
-                                           const std::function<void(GraphDrawing)>& originalFirst = {});
+                                           const std::function<void(GraphDrawing)>& originalFirst = {},
+                                           const std::function<void(double)>& layoutProgress = {});

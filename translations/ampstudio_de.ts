@@ -912,6 +912,10 @@
         <source>Collapse Scope</source>
         <translation>Bereich zuklappen</translation>
     </message>
+    <message>
+        <source>%1 %2 %</source>
+        <translation>%1 %2 %</translation>
+    </message>
 </context>
 <context>
     <name>NodeContextMenu</name>
@@ -2618,6 +2622,10 @@ skipped: the gradients overflowed</source>
     <message>
         <source>Measure the conversion&apos;s error node by node (the Precision panel&apos;s Measure, on its suggested inputs).</source>
         <translation>Den Fehler der Konvertierung Knoten für Knoten messen („Messen“ im Panel „Genauigkeit“, mit den dort vorgeschlagenen Eingaben).</translation>
+    </message>
+    <message>
+        <source>Open this name scope&apos;s group (with --screenshot; repeatable).</source>
+        <translation>Die Gruppe dieses Namensbereichs öffnen (mit --screenshot; wiederholbar).</translation>
     </message>
 </context>
 </TS>

@@ -188,6 +188,7 @@ std::optional<std::vector<double>> brandesKoepf(const LayeredGraph& graph, const
         }
         candidates[c] = alignAndCompact(graph, order, spacing, upperSorted, lowerSorted, marked,
                                         kRuns[c].first, kRuns[c].second);
+        cancelled.report(static_cast<double>(c + 1) / kRuns.size());
         left[c] = std::numeric_limits<double>::infinity();
         right[c] = -std::numeric_limits<double>::infinity();
         for (uint32_t v = 0; v < n; ++v) {

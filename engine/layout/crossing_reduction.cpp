@@ -176,8 +176,10 @@ void barycenterSweep(const LayeredGraph& graph, LayerOrder& order, bool downward
 
 // `sweeps` sweeps from `start`, down first. With keepBest, the best order seen (the start included),
 // else the last one, as PlainBarycenter defines it.
+// Reports progress from `shareFrom` to `shareTo` of the ordering phase, a step per sweep.
 std::optional<Ordering> runSweeps(const LayeredGraph& graph, LayerOrder start, int sweeps, bool keepBest,
-                                  bool fromSiblings, CrossingCounter& counter, CancelFlag& cancelled) {
+                                  bool fromSiblings, CrossingCounter& counter, CancelFlag& cancelled,
+                                  double shareFrom = 0, double shareTo = 1) {
     Ordering best{start, counter.total(graph, start)};
     LayerOrder current = std::move(start);
     uint64_t crossings = best.crossings;
@@ -188,6 +190,7 @@ std::optional<Ordering> runSweeps(const LayeredGraph& graph, LayerOrder start, i
         }
         barycenterSweep(graph, current, sweep % 2 == 0, fromSiblings, scratch);
         crossings = counter.total(graph, current);
+        cancelled.report(shareFrom + (shareTo - shareFrom) * (sweep + 1) / sweeps);
         if (keepBest && crossings < best.crossings) {
             best = {current, crossings};
         }
@@ -277,13 +280,13 @@ std::optional<Ordering> orderLayers(const LayeredGraph& graph, CrossingReduction
             break;
     }
     std::optional<Ordering> best =
-        runSweeps(graph, inputOrder(graph), sweeps, true, false, counter, cancelled);
+        runSweeps(graph, inputOrder(graph), sweeps, true, false, counter, cancelled, 0, 0.45);
     if (!best) {
         return std::nullopt;
     }
     if (best->crossings > 0) {
         std::optional<Ordering> other =
-            runSweeps(graph, depthFirstOrder(graph), sweeps, true, true, counter, cancelled);
+            runSweeps(graph, depthFirstOrder(graph), sweeps, true, true, counter, cancelled, 0.45, 0.9);
         if (!other) {
             return std::nullopt;
         }
@@ -297,6 +300,7 @@ std::optional<Ordering> orderLayers(const LayeredGraph& graph, CrossingReduction
         }
         best->crossings = counter.total(graph, best->order);
     }
+    cancelled.report(1);
     return best;
 }
 
@@ -380,6 +384,7 @@ std::optional<Ordering> orderLayersNearPins(const LayeredGraph& graph, std::span
         if (cancelled()) {
             return std::nullopt;
         }
+        cancelled.report(static_cast<double>(sweep) / sweeps);
         const bool downward = sweep % 2 == 0;
         const Adjacency& fixedSide = downward ? graph.upper : graph.lower;
         for (uint32_t step = 1; step < graph.layerCount; ++step) {

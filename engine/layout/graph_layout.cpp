@@ -183,7 +183,7 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& rawOption
     options.sweeps = std::clamp(rawOptions.sweeps, 0, 1000);
     options.crossingReduction = rawOptions.crossingReduction;
     const Spacing spacing{options.nodeGap, options.edgeGap};
-    CancelFlag cancelled(rawOptions.cancelled);
+    CancelFlag cancelled(rawOptions.cancelled, &rawOptions.progress);
     GraphLayout cancelledLayout;
     cancelledLayout.cancelled = true;
     if (cancelled()) {
@@ -206,7 +206,11 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& rawOption
     double cursor = 0, left = 0, right = 0;
     uint32_t layerCount = 0;
     uint64_t crossings = 0;
+    double laidOut = 0;  // nodes of the parts before this one, for the progress hook
     for (Part& part : parts) {
+        const double share = n > 0 ? static_cast<double>(part.nodes.size()) / n : 1.0;
+        cancelled.setPart(laidOut, laidOut + share);
+        laidOut += share;
         for (const uint32_t v : part.nodes) {
             part.sizes.push_back(sizes[v]);
             if (!rawOptions.pinned.empty()) {

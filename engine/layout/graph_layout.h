@@ -108,6 +108,9 @@ struct LayoutOptions {
     // Checked between phases, sweeps and alignments: once it returns true the layout stops and
     // returns a result with `cancelled` set, so a stale layout costs at most one sweep more.
     std::function<bool()> cancelled;
+    // Told how far the layout is, 0 to 1 (between phases, sweeps and alignments), on the thread
+    // that lays out; a few dozen calls per layout.
+    std::function<void(double)> progress;
     // Empty, or one entry per node. When any entry has an x, components are not separated and
     // coordinates follow the pins instead of Brandes-Koepf.
     std::vector<PinnedPlace> pinned;

@@ -14,10 +14,13 @@ std::optional<PlacedProblem> placeProblem(const LayoutProblem& problem, const La
     if (cancelled()) {
         return std::nullopt;
     }
+    // Progress windows by the phases' usual share of the time.
+    cancelled.setPhase(0, 0.05);
     const std::vector<uint32_t> layers = assignLayers(problem);
     if (cancelled()) {
         return std::nullopt;
     }
+    cancelled.setPhase(0.05, 0.1);
     PlacedProblem placed{buildLayeredGraph(problem, layers), {}, 0};
     if (cancelled()) {
         return std::nullopt;
@@ -33,6 +36,7 @@ std::optional<PlacedProblem> placeProblem(const LayoutProblem& problem, const La
         }
     }
 
+    cancelled.setPhase(0.1, 0.8);
     std::optional<Ordering> ordering;
     std::vector<double> keys;
     if (anyPinnedX) {
@@ -44,6 +48,7 @@ std::optional<PlacedProblem> placeProblem(const LayoutProblem& problem, const La
         return std::nullopt;
     }
     placed.crossings = ordering->crossings;
+    cancelled.setPhase(0.8, 1.0);
     if (anyPinnedX) {
         placed.x = placeNearPins(placed.graph, ordering->order, spacing, pinnedX, keys);
     } else {
@@ -54,6 +59,7 @@ std::optional<PlacedProblem> placeProblem(const LayoutProblem& problem, const La
         }
         placed.x = std::move(*x);
     }
+    cancelled.report(1);
     return placed;
 }
 

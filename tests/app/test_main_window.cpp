@@ -145,8 +145,14 @@ private slots:
         QCOMPARE(window.beforeView()->drawing().nodes.size(), 14);  // still the MLP's
 
         QSignalSpy stages(window.workspace(), &ConversionWorkspace::stageChanged);
+        QSignalSpy percents(window.workspace(), &ConversionWorkspace::layoutProgress);
         window.workspace()->settings()->moveOp(QStringLiteral("FullyConnected"), OpList::Fp32);
         QTRY_VERIFY_WITH_TIMEOUT(settled(window), 20000);
+        // Both layouts report how far they are, each to 100 %.
+        QList<int> shown;
+        for (const QList<QVariant>& args : percents) shown.push_back(args.at(0).toInt());
+        QVERIFY2(shown.count(100) == 2 && shown.size() >= 4, qPrintable(QString::number(shown.size())));
+        QVERIFY(std::all_of(shown.begin(), shown.end(), [](int p) { return p >= 0 && p <= 100; }));
         QCOMPARE(window.beforeView()->drawing().nodes.size(), 121);
         QList<SnapshotStage> seen;
         for (const QList<QVariant>& args : stages) {
@@ -212,6 +218,9 @@ private slots:
 
         window.beforeView()->selectNode(QStringLiteral("fire3"));
         QCOMPARE(window.inspector()->nodeName(), QStringLiteral("fire3"));
+        // Its tool tip gives the op mix.
+        const QString tip = window.beforeView()->toolTipForNode(QStringLiteral("fire3"));
+        QVERIFY2(tip.contains(QStringLiteral("× Convolution")) && tip.contains(QStringLiteral("× variable")), qPrintable(tip));
         // A search finds the group that holds the match.
         QCOMPARE(window.beforeView()->findNodes(QStringLiteral("fire4_expand3x3_weight")), 1);
         QVERIFY(window.afterView()->findNodes(QStringLiteral("fire4_expand3x3")) >= 1);

@@ -402,6 +402,29 @@ private slots:
         }
     }
 
+    // The progress hook hears the layout go from 0 to 1, never backwards, a few dozen times, for
+    // several components and for a layout that follows pins.
+    void progressRunsFromZeroToOne() {
+        const LayoutInput input = randomDag({600, 9, 3, false, false, 4});
+        for (const bool like : {false, true}) {
+            std::vector<double> seen;
+            LayoutOptions options;
+            options.progress = [&](double f) { seen.push_back(f); };
+            if (like) {
+                const GraphLayout reference = layoutGraph(input);
+                std::vector<int64_t> same(input.sizes.size());
+                std::iota(same.begin(), same.end(), int64_t{0});
+                layoutLike(input, reference, same, options);
+            } else {
+                layoutGraph(input, options);
+            }
+            QVERIFY(seen.size() >= 10 && seen.size() < 1000);
+            QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+            QVERIFY(seen.front() >= 0);
+            QCOMPARE(seen.back(), 1.0);
+        }
+    }
+
     // Not a DAG: the layout still ends, with finite coordinates and no overlaps; a self-loop has no path.
     void cyclesAndSelfLoops() {
         const LayoutInput input{{{20, 20}, {30, 20}, {40, 20}, {20, 20}},
