@@ -620,17 +620,15 @@ void MainWindow::showErrorMarks() {
     updateInspector();
 }
 
-// A group's nodes excluded (run in float32) as one undoable step.
-void MainWindow::excludeNodes(const QStringList& nodes) {
+// Nodes excluded (run in float32) as one undoable step named `undoText`.
+void MainWindow::excludeNodes(const QStringList& nodes, const QString& undoText) {
     ConversionOptions options = m_workspace->settings()->options();
     for (const QString& n : nodes) options.excludedSymNames.insert(n.toStdString());
-    m_workspace->settings()->edit(options, tr("Exclude %n Node(s)", nullptr, int(nodes.size())));
+    m_workspace->settings()->edit(options, undoText);
 }
 
 void MainWindow::keepInFloat32(const QStringList& nodes) {
-    ConversionOptions options = m_workspace->settings()->options();
-    for (const QString& n : nodes) options.excludedSymNames.insert(n.toStdString());
-    m_workspace->settings()->edit(options, tr("Keep %n Node(s) in Float32", nullptr, int(nodes.size())));
+    excludeNodes(nodes, tr("Keep %n Node(s) in Float32", nullptr, int(nodes.size())));
     statusBar()->showMessage(tr("%n node(s) kept in float32 (the precision search's set); Undo takes them back", nullptr,
                                 int(nodes.size())),
                              8000);
@@ -654,7 +652,9 @@ QMenu* MainWindow::createNodeContextMenu(const QString& nodeName, QWidget* paren
             for (const NodeId n : item->members) members << QString::fromStdString(m_workspace->source()->nodes[n].name);
             QAction* exclude = new QAction(tr("Exclude Its %n Node(s)", nullptr, int(members.size())), menu);
             exclude->setObjectName(QStringLiteral("excludeGroup"));
-            connect(exclude, &QAction::triggered, this, [this, members] { excludeNodes(members); });
+            connect(exclude, &QAction::triggered, this, [this, members] {
+                excludeNodes(members, tr("Exclude %n Node(s)", nullptr, int(members.size())));
+            });
             menu->insertActions(first, {open, exclude});
         }
         QAction* collapse = new QAction(tr("Collapse Scope"), menu);

@@ -80,7 +80,7 @@ private:
     const ampstudio::ScopeGroups::Item* groupItem(const QString& name) const;
     void showGroupInInspector(const WorkspaceSnapshot& snapshot, const ampstudio::ScopeGroups& groups,
                               const ampstudio::ScopeGroups::Item& item);
-    void excludeNodes(const QStringList& nodes);
+    void excludeNodes(const QStringList& nodes, const QString& undoText);
     void updateInspector();
     void showErrorMarks();
     void keepInFloat32(const QStringList& nodes);

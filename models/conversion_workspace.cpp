@@ -157,45 +157,32 @@ void ConversionWorkspace::recomputeNow() {
         input.reuse = m_snapshot->conversion;  // only the grouping changed
     }
     const quint64 serial = ++m_jobSerial;
-    QPointer<ConversionWorkspace> self(this);
-    // Stages reach the GUI thread queued; one from a computation that has been replaced is dropped.
-    auto progress = [self, serial](SnapshotStage stage) {
+    // What the job tells the GUI thread on its way arrives queued, and is dropped once the job has
+    // been replaced or cancelled.
+    const auto postWhileCurrent = [self = QPointer<ConversionWorkspace>(this), serial](auto tell) {
         QMetaObject::invokeMethod(
             self.data(),
-            [self, serial, stage] {
-                if (self && self->m_jobSerial == serial && self->m_tracker.isRunning()) {
-                    emit self->stageChanged(stage);
-                }
+            [self, serial, tell = std::move(tell)] {
+                if (self && self->m_jobSerial == serial && self->m_tracker.isRunning()) tell(*self);
             },
             Qt::QueuedConnection);
+    };
+    auto progress = [postWhileCurrent](SnapshotStage stage) {
+        postWhileCurrent([stage](ConversionWorkspace& w) { emit w.stageChanged(stage); });
     };
     // A model just opened shows its original as soon as that is laid out; an edit keeps what is shown.
     std::function<void(GraphDrawing)> originalFirst;
     if (!m_snapshot || m_snapshot->source != m_document.graph) {
-        originalFirst = [self, serial](GraphDrawing drawing) {
-            QMetaObject::invokeMethod(
-                self.data(),
-                [self, serial, drawing = std::move(drawing)] {
-                    if (self && self->m_jobSerial == serial && self->m_tracker.isRunning()) {
-                        emit self->originalLaidOut(drawing);
-                    }
-                },
-                Qt::QueuedConnection);
+        originalFirst = [postWhileCurrent](GraphDrawing drawing) {
+            postWhileCurrent([drawing = std::move(drawing)](ConversionWorkspace& w) { emit w.originalLaidOut(drawing); });
         };
     }
     // Layout progress in whole percent, each step once: a few dozen queued calls per layout.
-    auto layoutProgress = [self, serial, last = std::make_shared<int>(-1)](double fraction) {
+    auto layoutProgress = [postWhileCurrent, last = std::make_shared<int>(-1)](double fraction) {
         const int percent = static_cast<int>(fraction * 100);
         if (percent == *last) return;
         *last = percent;
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, serial, percent] {
-                if (self && self->m_jobSerial == serial && self->m_tracker.isRunning()) {
-                    emit self->layoutProgress(percent);
-                }
-            },
-            Qt::QueuedConnection);
+        postWhileCurrent([percent](ConversionWorkspace& w) { emit w.layoutProgress(percent); });
     };
     m_tracker.startJob(
         &m_pool,

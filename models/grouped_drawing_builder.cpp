@@ -5,25 +5,17 @@
 #include <algorithm>
 #include <array>
 
+#include "graph/name_scopes.h"
+
 using namespace ampstudio;
 
 namespace {
 
 QString fromStd(const std::string& text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
-// The scope's own part: "/encoder/layer.3" -> "layer.3", "resnetv10_stage2" -> "stage2".
 QString lastPart(const std::string& scope) {
-    const std::size_t cut = scope.find_last_of(scope.find('/') != std::string::npos   ? "/"
-                                               : scope.find('.') != std::string::npos ? "."
-                                                                                      : "_");
-    std::string part = cut == std::string::npos ? scope : scope.substr(cut + 1);
-    // "layer.3" and "stage_2": a numeric last part names the instance; show it with its module.
-    if (!part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        const std::size_t before = cut == std::string::npos || cut == 0 ? std::string::npos
-                                                                        : scope.find_last_of("/._", cut - 1);
-        part = scope.substr(before == std::string::npos ? 0 : before + 1);
-    }
-    return fromStd(part);
+    const std::string_view part = scopeOwnPart(scope);
+    return QString::fromUtf8(part.data(), static_cast<qsizetype>(part.size()));
 }
 
 QString groupLabel(int nodes, int casts) {

@@ -21,13 +21,29 @@ bool allDigits(std::string_view part) {
     return !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// The convention a name follows: '/' when it has one, else '.', else '_'.
+char separatorOf(std::string_view name) {
+    return name.find('/') != std::string_view::npos ? '/' : name.find('.') != std::string_view::npos ? '.' : '_';
+}
+
 }  // namespace
+
+std::string_view scopeOwnPart(std::string_view scope) {
+    const char separator = separatorOf(scope);
+    const std::size_t cut = scope.rfind(separator);
+    if (cut == std::string_view::npos) {
+        return scope;
+    }
+    if (allDigits(scope.substr(cut + 1)) && cut > 0) {  // "layer.3": the index with its module
+        const std::size_t before = scope.rfind(separator, cut - 1);
+        return scope.substr(before == std::string_view::npos ? 0 : before + 1);
+    }
+    return scope.substr(cut + 1);
+}
 
 std::vector<std::string> nameScopes(std::string_view name) {
     const std::string_view base = withoutCastSuffix(name);
-    const char separator = base.find('/') != std::string_view::npos   ? '/'
-                           : base.find('.') != std::string_view::npos ? '.'
-                                                                      : '_';
+    const char separator = separatorOf(base);
     // The end of each part (exclusive), a numeric part merged into the one before it.
     std::vector<std::size_t> ends;
     std::size_t start = 0;

@@ -23,4 +23,8 @@ namespace ampstudio {
 // name without scopes ("data", "fc1").
 std::vector<std::string> nameScopes(std::string_view name);
 
+// A scope path's own, innermost part, as a box is titled: "/encoder/layer.3" -> "layer.3",
+// "resnetv10_stage2" -> "stage2", "stage_2" -> "stage_2".
+std::string_view scopeOwnPart(std::string_view scope);
+
 }  // namespace ampstudio

@@ -67,6 +67,14 @@ private slots:
         QCOMPARE(scopes(name.toUtf8().constData()), expected);
     }
 
+    void ownPartOfAScope() {
+        QCOMPARE(scopeOwnPart("/encoder/layer.3"), std::string_view("layer.3"));
+        QCOMPARE(scopeOwnPart("bert.encoder.layer.3"), std::string_view("layer.3"));
+        QCOMPARE(scopeOwnPart("resnetv10_stage2"), std::string_view("stage2"));
+        QCOMPARE(scopeOwnPart("stage_2"), std::string_view("stage_2"));
+        QCOMPARE(scopeOwnPart("fire2"), std::string_view("fire2"));
+    }
+
     // squeezenet_v1.1: its fire modules become eight groups, each holding its convolutions, their
     // weights and the module's concat; conv1 with its weight and bias is one more.
     void squeezenetGroupsByFireModule() {
