@@ -149,7 +149,12 @@ void ConversionWorkspace::recomputeNow() {
     if (!hasDocument()) {
         return;
     }
-    WorkspaceInput input{m_document.graph, m_document.params, m_document.source, m_settings->options(), m_metrics};
+    WorkspaceInput input;
+    input.source = m_document.graph;
+    input.params = m_document.params;
+    input.formatSource = m_document.source;
+    input.options = m_settings->options();
+    input.metrics = m_metrics;
     input.grouping = m_grouping;
     input.openScopes = m_openScopes;
     if (m_snapshot && m_snapshot->conversion && m_snapshot->source == m_document.graph &&

@@ -32,6 +32,7 @@ struct DrawnNode {
     bool excluded = false;  // excluded by name in the conversion options (drawn with a dashed outline)
     int members = 0;        // > 0: a collapsed name scope of that many nodes (name: the scope path)
     QString contents;       // a group's member names and ops, a line each: what a search looks in
+    QString mix;            // a group's op mix, most frequent first: its box's third line
     QPointF centre;
     QSizeF size;
 };

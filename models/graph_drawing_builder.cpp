@@ -66,15 +66,28 @@ NodeSize drawnNodeSize(const Node& node, const NodeTextMetrics& metrics) {
 }
 
 DrawnNode describeNode(const ConversionIndex& index, std::size_t i, const std::set<std::string>& excludedNames,
-                       bool converted, QString* outputDtype) {
+                       bool converted, QString* outputDtype, DrawnTexts* texts) {
     const Graph& graph = *index.graph();
     const ConversionReport* report = index.report().get();
     const Node& node = graph.nodes[i];
     DrawnNode drawn;
     drawn.name = fromStd(node.name);
-    drawn.op = fromStd(node.op);
+    if (!texts) {
+        drawn.op = fromStd(node.op);
+    } else if (!node.op.empty()) {
+        QString& shared = texts->ops[node.op];
+        if (shared.isNull()) shared = fromStd(node.op);
+        drawn.op = shared;
+    }
     if (node.isVariable()) {
-        drawn.title = roleTitle(index.role(static_cast<NodeId>(i)));
+        const VariableRole role = index.role(static_cast<NodeId>(i));
+        if (!texts) {
+            drawn.title = roleTitle(role);
+        } else {
+            QString& shared = texts->roles[static_cast<std::size_t>(role)];
+            if (shared.isNull()) shared = roleTitle(role);
+            drawn.title = shared;
+        }
     } else {
         drawn.title = drawn.op;
     }
@@ -125,8 +138,9 @@ GraphDrawing makeGraphDrawing(const ConversionIndex& index, const LayoutInput& i
     drawing.nodes.reserve(static_cast<qsizetype>(graph.size()));
     // The dtype each node's output 0 carries, when known, for the edge labels of the converted graph.
     std::vector<QString> outputDtype(graph.size());
+    DrawnTexts texts;
     for (std::size_t i = 0; i < graph.size(); ++i) {
-        DrawnNode drawn = describeNode(index, i, excludedNames, converted, &outputDtype[i]);
+        DrawnNode drawn = describeNode(index, i, excludedNames, converted, &outputDtype[i], &texts);
         const Point& centre = layout.nodePositions[i];
         drawn.centre = QPointF(centre.x, centre.y);
         drawn.size = QSizeF(input.sizes[i].width, input.sizes[i].height);
@@ -134,16 +148,23 @@ GraphDrawing makeGraphDrawing(const ConversionIndex& index, const LayoutInput& i
     }
 
     // Which edges read only output 0 of their source: only those can be labelled with its dtype.
-    std::vector<std::unordered_map<uint32_t, bool>> readsOnlyFirst;
+    // Every (source, target) read, sorted, with a flag for a read of another output: one flat array
+    // (a map per node was 14 MiB of empty tables at 259k nodes).
+    const auto readKey = [](std::size_t source, std::size_t target) { return (uint64_t(source) << 32 | target) << 1; };
+    std::vector<uint64_t> reads;
     if (converted) {
-        readsOnlyFirst.resize(graph.size());
         for (std::size_t t = 0; t < graph.size(); ++t) {
-            for (const NodeEntry& entry : graph.nodes[t].inputs) {
-                auto [it, inserted] = readsOnlyFirst[entry.node].emplace(static_cast<uint32_t>(t), entry.index == 0);
-                if (!inserted) it->second = it->second && entry.index == 0;
-            }
+            for (const NodeEntry& entry : graph.nodes[t].inputs) reads.push_back(readKey(entry.node, t) | (entry.index != 0));
         }
+        std::sort(reads.begin(), reads.end());
     }
+    // Whether target reads output 0 of source and nothing else of it: the unflagged key present,
+    // the flagged one (which sorts right after it) not.
+    const auto readsOnlyFirst = [&](std::size_t source, std::size_t target) {
+        const uint64_t key = readKey(source, target);
+        const auto it = std::lower_bound(reads.begin(), reads.end(), key);
+        return it != reads.end() && *it == key && !std::binary_search(it, reads.end(), key | 1);
+    };
     drawing.edges.reserve(static_cast<qsizetype>(input.edges.size()));
     for (std::size_t e = 0; e < input.edges.size(); ++e) {
         const auto [source, target] = input.edges[e];
@@ -156,8 +177,7 @@ GraphDrawing makeGraphDrawing(const ConversionIndex& index, const LayoutInput& i
             edge.points.push_back(QPointF(p.x, p.y));
         }
         if (converted) {
-            const auto it = readsOnlyFirst[source].find(target);
-            if (it != readsOnlyFirst[source].end() && it->second) {
+            if (readsOnlyFirst(source, target)) {
                 edge.label = outputDtype[source];
             }
         }

@@ -3,7 +3,10 @@
 // precision each node runs in (the report's decisions), cast badges, dtype labels on edges, display
 // texts. Plain functions on values, so they run on the worker thread with the layout.
 
+#include <array>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 #include <string>
 
 #include "amp/conversion_index.h"
@@ -33,10 +36,20 @@ ampstudio::NodeSize drawnNodeSize(const ampstudio::Node& node, const NodeTextMet
 // `index` answers for the drawn graph (its report gives decisions and casts; a variable's role is
 // read through the casts, since in the converted graph a weight feeds a cast rather than its op's
 // weight slot).
+// Texts many nodes of one drawing share (op names, variable roles), each made once: a QString per
+// node would be an allocation per node, tens of MiB for both views of a 100k-operator graph. Keyed
+// by views into the graph, so it lives no longer than the graph it describes.
+struct DrawnTexts {
+    std::unordered_map<std::string_view, QString> ops;
+    std::array<QString, 3> roles;  // by VariableRole, made when first met
+};
+
 // Node i of index's graph as drawn (no place or size yet); outputDtype, when given, gets the dtype
-// its output 0 carries when known (the converted graph's edge labels).
+// its output 0 carries when known (the converted graph's edge labels). With `texts`, its op and
+// title share the strings of the drawing's other nodes.
 DrawnNode describeNode(const ampstudio::ConversionIndex& index, std::size_t i,
-                       const std::set<std::string>& excludedNames, bool converted, QString* outputDtype = nullptr);
+                       const std::set<std::string>& excludedNames, bool converted, QString* outputDtype = nullptr,
+                       DrawnTexts* texts = nullptr);
 
 // The layout's trunks (edges sharing their way into or out of one node) as the views draw them: a
 // gathering trunk with the arrow at its node, a feeding one labelled once at its source.

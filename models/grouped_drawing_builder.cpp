@@ -1,9 +1,12 @@
 #include "grouped_drawing_builder.h"
 
 #include <QCoreApplication>
+#include <QHash>
 
 #include <algorithm>
 #include <array>
+#include <utility>
+#include <vector>
 
 #include "graph/name_scopes.h"
 
@@ -26,6 +29,19 @@ QString groupLabel(int nodes, int casts) {
     return text;
 }
 
+// The operators a group runs, most frequent first ("Conv 3 · Relu 3 · Concat 1"): its casts are
+// counted on the line above and its variables are weights, not what the scope does.
+constexpr std::size_t kMixShown = 3;
+QString opMixLine(const std::vector<std::pair<int, QString>>& byCount) {
+    QString text;
+    for (std::size_t i = 0; i < std::min(byCount.size(), kMixShown); ++i) {
+        if (i > 0) text += QStringLiteral(" · ");
+        text += byCount[i].second + QLatin1Char(' ') + QString::number(-byCount[i].first);
+    }
+    if (byCount.size() > kMixShown) text += QStringLiteral(" …");
+    return text;
+}
+
 }  // namespace
 
 LayoutInput groupedLayoutInput(const Graph& graph, const ScopeGroups& groups, const NodeTextMetrics& metrics) {
@@ -37,10 +53,11 @@ LayoutInput groupedLayoutInput(const Graph& graph, const ScopeGroups& groups, co
             continue;
         }
         const std::size_t titleChars = lastPart(item.name).size();
-        const std::size_t labelChars = 22;  // "1,234 nodes · 56 casts"
+        const std::size_t labelChars = 36;  // "1,234 nodes · 56 casts", "FullyConnected 195 · Concat 116 · …"
         const double textWidth = std::max(static_cast<double>(titleChars) * metrics.titleCharWidth,
                                           static_cast<double>(labelChars) * metrics.labelCharWidth);
-        input.sizes.push_back({std::clamp(textWidth + 28, 140.0, 280.0), 2 * metrics.lineHeight + 20});
+        // Three lines: the scope, its node and cast counts, its op mix.
+        input.sizes.push_back({std::clamp(textWidth + 28, 160.0, 280.0), 3 * metrics.lineHeight + 20});
     }
     input.edges = groups.edges;
     return input;
@@ -50,23 +67,31 @@ GraphDrawing makeGroupedDrawing(const ConversionIndex& index, const ScopeGroups&
                                 const GraphLayout& layout, const std::set<std::string>& excludedNames, bool converted) {
     GraphDrawing drawing;
     drawing.nodes.reserve(static_cast<qsizetype>(groups.items.size()));
+    DrawnTexts texts;
     for (std::size_t i = 0; i < groups.items.size(); ++i) {
         const ScopeGroups::Item& item = groups.items[i];
         DrawnNode drawn;
         if (!item.group) {
-            drawn = describeNode(index, item.members.front(), excludedNames, converted);
+            drawn = describeNode(index, item.members.front(), excludedNames, converted, nullptr, &texts);
         } else {
             // The precision most of its operators run in (its variables only when it has nothing else).
             std::array<int, kNodeStyleCount> styles{};
             int casts = 0;
             bool allExcluded = true;
+            QHash<QString, int> ops;
             for (const NodeId n : item.members) {
-                const DrawnNode member = describeNode(index, n, excludedNames, converted);
+                const DrawnNode member = describeNode(index, n, excludedNames, converted, nullptr, &texts);
                 drawn.contents += member.name + QLatin1Char(' ') + member.op + QLatin1Char('\n');
                 ++styles[static_cast<std::size_t>(member.style)];
-                casts += member.style == NodeStyle::Cast || member.style == NodeStyle::Multicast;
+                const bool cast = member.style == NodeStyle::Cast || member.style == NodeStyle::Multicast;
+                casts += cast;
+                if (!cast && !member.op.isEmpty()) ++ops[member.op];
                 allExcluded = allExcluded && member.excluded;
             }
+            std::vector<std::pair<int, QString>> byCount;  // (-count, op): most frequent, then by name
+            for (auto it = ops.cbegin(); it != ops.cend(); ++it) byCount.emplace_back(-it.value(), it.key());
+            std::sort(byCount.begin(), byCount.end());
+            drawn.mix = opMixLine(byCount);
             int best = static_cast<int>(NodeStyle::Variable);
             for (int style = 0; style < kNodeStyleCount; ++style) {
                 const bool cast = style == int(NodeStyle::Cast) || style == int(NodeStyle::Multicast);

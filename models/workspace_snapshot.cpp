@@ -126,7 +126,7 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     const LayoutInput afterInput = grouped ? groupedLayoutInput(converted, *snapshot.afterGroups, input.metrics)
                                            : layoutInputFromGraph(converted, sizeOf);
     stage(SnapshotStage::LayingOutConverted);
-    const GraphLayout afterLayout = layoutGraph(afterInput, options);
+    GraphLayout afterLayout = layoutGraph(afterInput, options);
     if (afterLayout.cancelled) {
         return snapshot;
     }
@@ -161,6 +161,9 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     }
     stage(SnapshotStage::Drawing);
     snapshot.after = drawingOf(*snapshot.afterIndex, snapshot.afterGroups.get(), afterInput, afterLayout, true);
+    // Each layout goes once drawn: while an edit is computed the shown snapshot lives too, and at
+    // 100k operators a layout's edge polylines are tens of MiB.
+    afterLayout = GraphLayout{};
     snapshot.before = drawingOf(*snapshot.beforeIndex, snapshot.beforeGroups.get(), beforeInput, beforeLayout, false);
     // One frame for both, so that fit-to-view and scrolling show the same region in each.
     snapshot.before.bounds = snapshot.after.bounds = snapshot.before.bounds.united(snapshot.after.bounds);

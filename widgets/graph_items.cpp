@@ -72,6 +72,7 @@ GraphNodeItem::GraphNodeItem(const DrawnNode& node, int index, const GraphSceneS
       m_name(node.name),
       m_title(node.title),
       m_label(node.label),
+      m_mix(node.mix),
       m_badge(node.badge),
       m_index(index),
       m_style(node.style),
@@ -150,6 +151,10 @@ void GraphNodeItem::elideText() const {
     // Names share long prefixes (resnetv10_stage3_conv2_...): eliding in the middle keeps both ends.
     m_secondShown = twoLines ? s.labelMetrics.elidedText(m_label, Qt::ElideMiddle, m_textWidth) : QString();
     m_secondWidth = twoLines ? s.labelMetrics.horizontalAdvance(m_secondShown) : 0;
+    const bool threeLines = twoLines && !m_mix.isEmpty() &&
+                            m_rect.height() >= s.titleMetrics.height() + 2 * s.labelMetrics.height();
+    m_thirdShown = threeLines ? s.labelMetrics.elidedText(m_mix, Qt::ElideRight, m_textWidth) : QString();
+    m_thirdWidth = threeLines ? s.labelMetrics.horizontalAdvance(m_thirdShown) : 0;
     m_elided = true;
 }
 
@@ -157,7 +162,8 @@ void GraphNodeItem::paintText(QPainter* painter) const {
     elideText();
     const GraphSceneStyle& s = *m_sceneStyle;
     const QFontMetricsF& firstMetrics = m_firstInTitleFont ? s.titleMetrics : s.labelMetrics;
-    const qreal height = firstMetrics.height() + (m_secondShown.isEmpty() ? 0 : s.labelMetrics.height());
+    const qreal height = firstMetrics.height() + (m_secondShown.isEmpty() ? 0 : s.labelMetrics.height()) +
+                         (m_thirdShown.isEmpty() ? 0 : s.labelMetrics.height());
     const qreal top = -height / 2;
     painter->setPen(m_textOverride.isValid() ? m_textOverride : s.text[static_cast<int>(m_style)]);
     painter->setFont(m_firstInTitleFont ? s.titleFont : s.labelFont);
@@ -166,6 +172,11 @@ void GraphNodeItem::paintText(QPainter* painter) const {
         painter->setFont(s.labelFont);
         painter->drawText(QPointF(-m_secondWidth / 2, top + firstMetrics.height() + s.labelMetrics.ascent()),
                           m_secondShown);
+    }
+    if (!m_thirdShown.isEmpty()) {
+        painter->drawText(
+            QPointF(-m_thirdWidth / 2, top + firstMetrics.height() + s.labelMetrics.height() + s.labelMetrics.ascent()),
+            m_thirdShown);
     }
 }
 

@@ -68,6 +68,7 @@ private:
     QString m_name;
     QString m_title;
     QString m_label;
+    QString m_mix;  // a group's op mix: a third line where it fits
     QString m_badge;
     int m_index;
     NodeStyle m_style;
@@ -92,8 +93,10 @@ private:
     mutable bool m_firstInTitleFont = true;  // the first line is the title (else the name)
     mutable QString m_firstShown;
     mutable QString m_secondShown;  // empty when only one line fits
+    mutable QString m_thirdShown;   // a group's op mix; empty when it does not fit
     mutable qreal m_firstWidth = 0;
     mutable qreal m_secondWidth = 0;
+    mutable qreal m_thirdWidth = 0;
 };
 
 // An edge as drawn: its polyline without repeated points, the arrow head (none for a branch that

@@ -114,7 +114,7 @@ void GraphView::setDrawing(const GraphDrawing& drawing) {
     m_currentMatch = -1;
     m_castCount = 0;
     m_scene->clear();
-    m_drawing = drawing;
+    m_drawingHeld = drawing;
 
     QRectF bounds = m_drawing.bounds;
     if (!bounds.isValid()) {

@@ -153,7 +153,10 @@ private:
     void makeNodeItem(int index);
 
     QGraphicsScene* m_scene;
-    GraphDrawing m_drawing;
+    // Shared with the snapshot it came from (Qt's implicit sharing) and only ever read through the
+    // const reference: a non-const access would detach a copy of 100k nodes' lists.
+    GraphDrawing m_drawingHeld;
+    const GraphDrawing& m_drawing = m_drawingHeld;
     GraphSceneStyle m_style;            // every item points here
     // By node index; null until the node's cell has come into view. A graph of 100k nodes would
     // otherwise hold as many items (0.8 KiB each with the scene's index) of which a few hundred show.

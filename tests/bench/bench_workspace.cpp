@@ -78,9 +78,11 @@ Row measure(const std::string& label, const QString& path, int repeats) {
     });
     std::sort(original.begin(), original.end());
     row.originalMs = original[original.size() / 2];
-    const auto snapshot = window.workspace()->snapshot();
-    row.nodesBefore = snapshot->source->size();
-    row.nodesAfter = snapshot->conversion ? snapshot->conversion->report.nodesAfter : 0;
+    {  // (not held past here: a third snapshot alive during the edits would be the bench's, not the app's)
+        const auto snapshot = window.workspace()->snapshot();
+        row.nodesBefore = snapshot->source->size();
+        row.nodesAfter = snapshot->conversion ? snapshot->conversion->report.nodesAfter : 0;
+    }
     // An edit as the context menu makes it: the debounce delay is part of what the user waits for.
     ConversionSettings* settings = window.workspace()->settings();
     std::vector<double> edit, undo;

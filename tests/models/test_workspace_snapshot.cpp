@@ -139,6 +139,35 @@ private slots:
         QVERIFY(!cancelledCalls);  // a stale job hands nothing over
     }
 
+    // An edge is labelled with its source's dtype only when it reads output 0 alone: the RNN's
+    // float16 output 0 is labelled, a read of its state output (1), alone or beside output 0, not.
+    void edgeLabelsOnlyForFirstOutputReads() {
+        const char* json = R"({"nodes": [
+            {"op": "null", "name": "data", "inputs": []},
+            {"op": "null", "name": "rnn_parameters", "inputs": []},
+            {"op": "null", "name": "rnn_state", "inputs": []},
+            {"op": "null", "name": "rnn_state_cell", "inputs": []},
+            {"op": "RNN", "name": "rnn", "attrs": {"mode": "lstm", "num_layers": "1", "state_size": "4", "state_outputs": "True"},
+             "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]},
+            {"op": "elemwise_add", "name": "both", "inputs": [[4, 0, 0], [4, 1, 0]]},
+            {"op": "relu", "name": "first", "inputs": [[4, 0, 0]]},
+            {"op": "relu", "name": "state", "inputs": [[4, 1, 0]]}
+          ], "arg_nodes": [0, 1, 2, 3], "heads": [[5, 0, 0], [6, 0, 0], [7, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}})";
+        WorkspaceInput input;
+        input.source = std::make_shared<Graph>(parseSymbolJson(json, "test"));
+        const WorkspaceSnapshot s = computeWorkspaceSnapshot(input, [] { return false; });
+        QVERIFY(s.conversion);
+        QHash<QString, QString> labelTo;  // from the RNN, by target
+        for (const DrawnEdge& edge : s.after.edges) {
+            if (s.after.nodes[edge.source].name == QLatin1String("rnn")) {
+                labelTo.insert(s.after.nodes[edge.target].name, edge.label);
+            }
+        }
+        QCOMPARE(labelTo.value(QStringLiteral("first"), QStringLiteral("(no edge)")), QStringLiteral("f16"));
+        QCOMPARE(labelTo.value(QStringLiteral("state"), QStringLiteral("(no edge)")), QString());
+        QCOMPARE(labelTo.value(QStringLiteral("both"), QStringLiteral("(no edge)")), QString());
+    }
+
     // Grouped by name scope: both views draw the same groups (casts inside the scope of what they
     // cast), each group at the same place in both; opening one shows its contents; a second
     // computation that only changes the grouping reuses the conversion.
@@ -168,6 +197,8 @@ private slots:
         QVERIFY(fire2 != s.after.nodes.end());
         QVERIFY2(fire2->label.contains(QStringLiteral("cast")), qPrintable(fire2->label));
         QCOMPARE(fire2->style, NodeStyle::Target);  // its convolutions run in float16
+        // Its op mix, most frequent first (then by name), without its casts and weights.
+        QCOMPARE(fire2->mix, QStringLiteral("Activation 3 · Convolution 3 · Concat 1"));
         QCOMPARE(overlap(s.before), QString());
 
         input.openScopes = {"fire2"};
