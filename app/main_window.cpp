@@ -425,11 +425,12 @@ void MainWindow::reportError(const QString& title, const QString& message) {
 void MainWindow::showDocument() {
     m_selectedName.clear();
     m_inspector->clear();
-    QStringList names;
-    for (const Node& node : m_workspace->source()->nodes) {
-        names.append(fromStd(node.name));
-    }
-    m_listEditor->setNodeNames(names);  // completion for exclusions
+    m_listEditor->setNodeNames([graph = m_workspace->source()] {  // completion for exclusions
+        QStringList names;
+        names.reserve(static_cast<qsizetype>(graph->size()));
+        for (const Node& node : graph->nodes) names.append(fromStd(node.name));
+        return names;
+    });
     // Trained weights are suggested beside the model as NAME-trained (an example: in the home folder).
     QString prefix = m_workspace->symbolPath();
     if (prefix.endsWith(QStringLiteral("-symbol.json"))) {

@@ -24,6 +24,14 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
     snapshot.source = input.source;
     snapshot.options = input.options;
     const Graph& source = *input.source;
+    // The original's first view (below) draws from an index of the unconverted graph (variable
+    // roles): made on the second core while this one groups (90 ms at 100k operators). Declared
+    // before `original`, whose thread reads it, so that it outlives that thread.
+    std::future<std::shared_ptr<const ConversionIndex>> unconvertedIndex;
+    if (originalFirst && source.size() >= input.originalFirstFrom) {
+        unconvertedIndex = std::async(std::launch::async,
+                                      [&] { return std::make_shared<const ConversionIndex>(input.source, nullptr); });
+    }
     // Grouping decided first: what comes first, and how, depends on it.
     bool grouped = input.grouping == WorkspaceInput::Grouping::On;
     snapshot.openScopes = input.openScopes;
@@ -46,8 +54,7 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
         const LayoutInput layoutInput = groupedLayoutInput(source, *snapshot.beforeGroups, input.metrics);
         const GraphLayout layout = layoutGraph(layoutInput, options);
         if (!layout.cancelled) {
-            const ConversionIndex unconverted(input.source, nullptr);
-            originalFirst(makeGroupedDrawing(unconverted, *snapshot.beforeGroups, layoutInput, layout,
+            originalFirst(makeGroupedDrawing(*unconvertedIndex.get(), *snapshot.beforeGroups, layoutInput, layout,
                                              input.options.excludedSymNames, false));
         }
     }
@@ -61,8 +68,7 @@ WorkspaceSnapshot computeWorkspaceSnapshot(const WorkspaceInput& input, const st
             const LayoutInput layoutInput = layoutInputFromGraph(source, sizeOf);
             const GraphLayout layout = layoutGraph(layoutInput, options);
             if (!layout.cancelled) {
-                const ConversionIndex unconverted(input.source, nullptr);
-                originalFirst(makeGraphDrawing(unconverted, layoutInput, layout, input.options.excludedSymNames, false));
+                originalFirst(makeGraphDrawing(*unconvertedIndex.get(), layoutInput, layout, input.options.excludedSymNames, false));
             }
         });
     }

@@ -9,6 +9,8 @@
 #include <QStringListModel>
 #include <QVBoxLayout>
 
+#include <utility>
+
 #include <algorithm>
 
 #include "op_list_model.h"
@@ -73,8 +75,15 @@ void OpListEditBar::clearText() {
     m_addEdit->clear();
 }
 
-void OpListEditBar::setNodeNames(const QStringList& names) {
-    QStringList sorted = names;
+void OpListEditBar::setNodeNames(std::function<QStringList()> names) {
+    m_pendingNodeNames = std::move(names);
+    m_nodeNamesModel->setStringList({});
+    if (m_onExcludedPage) fillNodeNames();
+}
+
+void OpListEditBar::fillNodeNames() {
+    if (!m_pendingNodeNames) return;
+    QStringList sorted = std::exchange(m_pendingNodeNames, nullptr)();
     std::sort(sorted.begin(), sorted.end(), OpListModel::lessThan);
     m_nodeNamesModel->setStringList(sorted);
 }
@@ -99,7 +108,9 @@ void OpListEditBar::showPage(OpListPage page, const QString& listName) {
         m_addEdit->setPlaceholderText(tr("Exclude a node by name…"));
         m_addEdit->setToolTip(tr("The name of a node of the graph"));
     }
-    m_completer->setModel(page == OpListPage::Excluded ? m_nodeNamesModel : m_opNamesModel);
+    m_onExcludedPage = page == OpListPage::Excluded;
+    if (m_onExcludedPage) fillNodeNames();
+    m_completer->setModel(m_onExcludedPage ? m_nodeNamesModel : m_opNamesModel);
 }
 
 void OpListEditBar::showSelection(OpListPage page, bool selected) {

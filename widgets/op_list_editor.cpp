@@ -107,8 +107,8 @@ void OpListEditor::setSettings(ConversionSettings* settings) {
     refresh();
 }
 
-void OpListEditor::setNodeNames(const QStringList& names) {
-    m_editBar->setNodeNames(names);
+void OpListEditor::setNodeNames(std::function<QStringList()> names) {
+    m_editBar->setNodeNames(std::move(names));
 }
 
 void OpListEditor::setUserPresets(const QStringList& paths) {

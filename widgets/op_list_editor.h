@@ -10,6 +10,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <functional>
 #include <map>
 
 #include "amp/amp_lists.h"
@@ -35,8 +36,9 @@ public:
     void setSettings(ConversionSettings* settings);
     ConversionSettings* settings() const { return m_settings; }
 
-    // Completion for the excluded-nodes page (the loaded graph's node names).
-    void setNodeNames(const QStringList& names);
+    // Completion for the excluded-nodes page (the loaded graph's node names), asked for when that
+    // page first shows.
+    void setNodeNames(std::function<QStringList()> names);
 
     // Lists files the user imported, newest first, offered as presets (the main window keeps them
     // in QSettings).

@@ -343,10 +343,17 @@ private slots:
     void excludedNodes() {
         ConversionSettings settings;
         OpListEditor editor(&settings);
-        editor.setNodeNames({"fc1", "fc2", "relu1"});
+        int asked = 0;
+        editor.setNodeNames([&] {
+            ++asked;
+            return QStringList{"relu1", "fc2", "fc1"};
+        });
+        QCOMPARE(asked, 0);  // not before the page that completes them shows
         editor.setCurrentPage(Page::Excluded);
+        QCOMPARE(asked, 1);
         auto* field = editor.findChild<QLineEdit*>(QStringLiteral("addEdit"));
         QCOMPARE(field->completer()->model()->rowCount(), 3);
+        QCOMPARE(field->completer()->model()->index(0, 0).data().toString(), QStringLiteral("fc1"));  // sorted
         field->setText(QStringLiteral("fc1"));
         editor.addFromField();
         QVERIFY(settings.options().excludedSymNames.contains("fc1"));
