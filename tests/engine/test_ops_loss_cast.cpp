@@ -148,6 +148,45 @@ private slots:
         QCOMPARE(g[0], (std::vector<float>{1.0f, -2.0f, 0.5f}));
     }
 
+    // Casts and reshapes take bfloat16 as stored and convert in one pass: every result is exactly
+    // one rounding of the exact value, forward (to the output's dtype) and backward (to the input's).
+    void bfloat16CastsAndReshapesAreExact() {
+        const auto bf16 = [](float x) { return bfloat16BitsToFloat(floatToBfloat16Bits(x)); };
+        const std::vector<float> values{1.0f / 3, -70000.5f, 1e-30f, 2.0f};
+        const std::vector<float> grads{-1.0f / 7, 3.14159f, 65504.3f, -2e-20f};
+        for (const char* to : {"float32", "bfloat16"}) {
+            OpCase c{"amp_cast", {{"dtype", to}}, {{4}}};
+            c.inputValues = {values};
+            OpRunner runner(c, DType::BF16, true);  // the input stored in bfloat16
+            QCOMPARE(runner.executor().value("in0").dtype(), DType::BF16);
+            const auto out = runner.forward(true)[0];
+            const auto g = runner.backward({grads}, true)[0];
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                QCOMPARE(out[i], bf16(values[i]));  // widening is exact; bf16 -> bf16 is a copy
+                QCOMPARE(g[i], bf16(to == std::string("float32") ? grads[i] : bf16(grads[i])));
+            }
+        }
+        OpCase cast{"amp_cast", {{"dtype", "bfloat16"}}, {{4}}};  // float32 in, rounded once
+        cast.inputValues = {values};
+        OpRunner narrowing(cast, DType::F32, true);
+        QCOMPARE(narrowing.executor().outputs()[0].dtype(), DType::BF16);
+        const auto narrowed = narrowing.forward(true)[0];
+        const auto widened = narrowing.backward({grads}, true)[0];  // its gradient back in float32
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            QCOMPARE(narrowed[i], bf16(values[i]));
+            QCOMPARE(widened[i], bf16(grads[i]));  // the output gradient was stored in bfloat16
+        }
+        OpCase flatten{"Flatten", {}, {{2, 2}}};
+        flatten.inputValues = {values};
+        OpRunner reshape(flatten, DType::BF16, true);
+        const auto flat = reshape.forward(true)[0];
+        const auto back = reshape.backward({grads}, true)[0];
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            QCOMPARE(flat[i], bf16(values[i]));
+            QCOMPARE(back[i], bf16(bf16(grads[i])));
+        }
+    }
+
     void multicastWidens() {
         OpCase c{"amp_multicast", {{"num_outputs", "2"}}, {{2}, {2}}};
         c.inputValues = {{1, 2}, {3, 4}};

@@ -1,5 +1,8 @@
 #include "backend/cpu/cpu_kernel.h"
 
+#include <cstring>
+#include <stdexcept>
+
 #include <atomic>
 #include <cstdlib>
 #include <string_view>
@@ -7,6 +10,19 @@
 #include "ops/mxnet_op_facts.h"
 
 namespace ampstudio {
+
+void convertArray(const CpuArray& from, const CpuArray& to) {
+    const auto n = static_cast<std::size_t>(from.size());
+    if (from.dtype == to.dtype) {
+        std::memcpy(to.data, from.data, n * dtypeSize(from.dtype));
+    } else if (from.dtype == DType::BF16 && to.dtype == DType::F32) {
+        bfloat16ToFloats({reinterpret_cast<const uint16_t*>(from.data), n}, {to.data, n});
+    } else if (from.dtype == DType::F32 && to.dtype == DType::BF16) {
+        floatsToBfloat16({from.data, n}, {reinterpret_cast<uint16_t*>(to.data), n});
+    } else {
+        throw std::logic_error("convertArray: a storage-typed view is float32 or bfloat16");
+    }
+}
 
 void CpuKernelTable::add(std::string op, CpuKernelFactory factory) {
     m_factories.insert_or_assign(std::move(op), std::move(factory));

@@ -68,6 +68,11 @@ inline void storeElement(const CpuArray& a, int64_t i, float v) {
     }
 }
 
+// Copies `from` into `to`, converting between the two dtypes a storage-typed kernel sees (float32,
+// bfloat16 as stored): one pass, rounding to bfloat16 as the adapter would. The casts and the
+// reshapes, which only move values, take their tensors as stored and use this.
+void convertArray(const CpuArray& from, const CpuArray& to);
+
 class CpuKernel {
 public:
     virtual ~CpuKernel() = default;

@@ -22,18 +22,21 @@ void copyFloats(float* dst, const float* src, int64_t n) {
     std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(float));
 }
 
-std::unique_ptr<CpuKernel> makeCopyKernel() {
-    return makeLambdaKernel(
-        [](const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) {
-            copyFloats(out[0].data, in[0].data, in[0].size());
-        },
-        [](const CpuContext&, std::span<const CpuArray>, std::span<const CpuArray>, std::span<const CpuArray> outGrad,
-           std::span<const CpuArray> inGrad) {
-            if (inGrad[0].defined()) {
-                copyFloats(inGrad[0].data, outGrad[0].data, outGrad[0].size());
-            }
-        });
-}
+// Reshape and its kin move values without changing them: bfloat16 is copied as stored
+// (convertArray), not widened into a scratch, copied and rounded back.
+class ReshapeKernel final : public CpuKernel {
+public:
+    bool computesInStorageTypes() const override { return true; }
+    void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        convertArray(in[0], out[0]);
+    }
+    void backward(const CpuContext&, std::span<const CpuArray>, std::span<const CpuArray>,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        if (inGrad[0].defined()) convertArray(outGrad[0], inGrad[0]);
+    }
+};
+
+std::unique_ptr<CpuKernel> makeCopyKernel() { return std::make_unique<ReshapeKernel>(); }
 
 // out[i0, .., in] = data[i_perm[0], ..]: the input read through a view whose dims are the output's
 // and whose strides are the input's, permuted; oneDNN's reorder writes it densely. Backward is the
