@@ -451,7 +451,7 @@ struct Flexible {
     bool float32Reader = false;
     bool targetReader = false;
     std::string placeholder;  // the name of a copy in the target dtype, should one be needed (made by the first)
-    std::vector<std::pair<NodeProto*, int>> targetReads;  // (node, input) reading it in the target dtype
+    std::vector<std::pair<NodeProto*, int>> targetReads{};  // (node, input) reading it in the target dtype
     // Holds finite values beyond the target's range (an attention mask of -FLT_MAX): it counts as
     // float32 in widest and pass-through decisions, so arithmetic on it stays in float32 (saturated
     // to the dtype's max, mask + score would still overflow to -inf, and Softmax of -inf rows is NaN).
@@ -544,6 +544,7 @@ private:
     std::vector<std::string> m_storedInTarget;
     Scope* m_mainScope = nullptr;
     PhaseClock m_clock;
+    std::future<bool> m_originalChecked;  // whether the original passes libonnx's checker (run())
 };
 
 // `key` is opKey(node).
@@ -1206,6 +1207,17 @@ void OnnxPass::fixValueInfo(GraphProto& graph, const Scope& scope) {
 
 ConversionResult OnnxPass::run() {
     const std::string file = "the ONNX model";
+    // The original through libonnx's checker on the second core while the pass works (it only reads
+    // the original, as the pass does). Once the original has passed, the converted model's strict
+    // inference, the longest check, need not wait for the converted model's checker (libonnx's
+    // inference functions assume a model the checker accepted, and what the pass adds to one it
+    // accepted is well-formed Casts and types). External tensors name side files the checker would
+    // look for: such a model is checked as before, converted model first.
+    if (m_model.externalData.empty() && checkerCannotJudge(m_model.proto).empty()) {
+        m_originalChecked = std::async(std::launch::async, [&proto = m_model.proto] {
+            return checkerFailure(proto).empty();  // (catches everything)
+        });
+    }
     // The copy leaves the main graph's large initializers without their bytes: settleFlexibles
     // converts those the target reads straight from the original's, and copies the rest.
     m_converted = copyWithoutInitializerData(m_model.proto, kShapeInputBytes);
@@ -1402,11 +1414,13 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
     std::string checkerVerdict;
     if (cannotJudge.empty()) {
         std::promise<bool> checked;
+        const bool originalPassed = m_originalChecked.valid() && m_originalChecked.get();
+        if (originalPassed) checked.set_value(true);  // the inference starts at once
         validation = std::async(std::launch::async, [&proto = model->proto, c = checked.get_future().share()] {
             return inferenceFailure(proto, c);
         });
         checkerVerdict = checkerFailure(model->proto);  // (catches everything: the promise is always kept)
-        checked.set_value(checkerVerdict.empty());
+        if (!originalPassed) checked.set_value(checkerVerdict.empty());
     } else {
         m_warnings.push_back("onnx::checker and strict shape inference skipped: " + cannotJudge);
     }
