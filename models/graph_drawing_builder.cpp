@@ -130,6 +130,19 @@ QList<DrawnEdge> drawnTrunks(const GraphLayout& layout) {
     return trunks;
 }
 
+void labelTrunks(GraphDrawing& drawing, const GraphLayout& layout) {
+    std::vector<std::optional<QString>> trunkLabel(layout.bundles.size());
+    for (std::size_t e = 0; e < layout.edges.size() && e < static_cast<std::size_t>(drawing.edges.size()); ++e) {
+        if (const uint32_t b = layout.edges[e].bundle; b != EdgePath::kNoBundle) {
+            const QString& label = drawing.edges[static_cast<qsizetype>(e)].label;
+            trunkLabel[b] = !trunkLabel[b] || *trunkLabel[b] == label ? label : QString();
+        }
+    }
+    for (std::size_t b = 0; b < trunkLabel.size(); ++b) {
+        drawing.trunks[static_cast<qsizetype>(b)].label = trunkLabel[b].value_or(QString());
+    }
+}
+
 GraphDrawing makeGraphDrawing(const ConversionIndex& index, const LayoutInput& input, const GraphLayout& layout,
                               const std::set<std::string>& excludedNames, bool converted) {
     const Graph& graph = *index.graph();
@@ -188,18 +201,8 @@ GraphDrawing makeGraphDrawing(const ConversionIndex& index, const LayoutInput& i
         }
         drawing.edges.push_back(std::move(edge));
     }
-    // The trunks: a gathering one takes its branches' dtype when they agree, a feeding one its source's.
     drawing.trunks = drawnTrunks(layout);
-    std::vector<std::optional<QString>> trunkLabel(layout.bundles.size());
-    for (std::size_t e = 0; e < input.edges.size(); ++e) {
-        if (const uint32_t b = layout.edges[e].bundle; b != EdgePath::kNoBundle) {
-            const QString& label = drawing.edges[static_cast<qsizetype>(e)].label;
-            trunkLabel[b] = !trunkLabel[b] || *trunkLabel[b] == label ? label : QString();
-        }
-    }
-    for (std::size_t b = 0; b < trunkLabel.size(); ++b) {
-        drawing.trunks[static_cast<qsizetype>(b)].label = trunkLabel[b].value_or(QString());
-    }
+    labelTrunks(drawing, layout);
     drawing.bounds = QRectF(0, 0, layout.width, layout.height);
     return drawing;
 }

@@ -51,6 +51,11 @@ DrawnNode describeNode(const ampstudio::ConversionIndex& index, std::size_t i,
                        const std::set<std::string>& excludedNames, bool converted, QString* outputDtype = nullptr,
                        DrawnTexts* texts = nullptr);
 
+// The trunks' dtype labels (drawing.trunks from drawnTrunks(layout)): a gathering trunk takes its
+// branches' dtype when they agree, a feeding one its source's (the edges' labels, edge i being
+// layout edge i).
+void labelTrunks(GraphDrawing& drawing, const ampstudio::GraphLayout& layout);
+
 // The layout's trunks (edges sharing their way into or out of one node) as the views draw them: a
 // gathering trunk with the arrow at its node, a feeding one labelled once at its source.
 QList<DrawnEdge> drawnTrunks(const ampstudio::GraphLayout& layout);

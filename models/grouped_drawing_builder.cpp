@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -68,11 +70,15 @@ GraphDrawing makeGroupedDrawing(const ConversionIndex& index, const ScopeGroups&
     GraphDrawing drawing;
     drawing.nodes.reserve(static_cast<qsizetype>(groups.items.size()));
     DrawnTexts texts;
+    // The dtype each node's output 0 carries, when known: the converted view's edge labels.
+    const Graph& graph = *index.graph();
+    std::vector<QString> outputDtype(converted ? graph.size() : 0);
+    const auto dtypeOut = [&](NodeId n) { return converted ? &outputDtype[n] : nullptr; };
     for (std::size_t i = 0; i < groups.items.size(); ++i) {
         const ScopeGroups::Item& item = groups.items[i];
         DrawnNode drawn;
         if (!item.group) {
-            drawn = describeNode(index, item.members.front(), excludedNames, converted, nullptr, &texts);
+            drawn = describeNode(index, item.members.front(), excludedNames, converted, dtypeOut(item.members.front()), &texts);
         } else {
             // The precision most of its operators run in (its variables only when it has nothing else).
             std::array<int, kNodeStyleCount> styles{};
@@ -80,7 +86,7 @@ GraphDrawing makeGroupedDrawing(const ConversionIndex& index, const ScopeGroups&
             bool allExcluded = true;
             QHash<QString, int> ops;
             for (const NodeId n : item.members) {
-                const DrawnNode member = describeNode(index, n, excludedNames, converted, nullptr, &texts);
+                const DrawnNode member = describeNode(index, n, excludedNames, converted, dtypeOut(n), &texts);
                 drawn.contents += member.name + QLatin1Char(' ') + member.op + QLatin1Char('\n');
                 ++styles[static_cast<std::size_t>(member.style)];
                 const bool cast = member.style == NodeStyle::Cast || member.style == NodeStyle::Multicast;
@@ -112,6 +118,25 @@ GraphDrawing makeGroupedDrawing(const ConversionIndex& index, const ScopeGroups&
         drawn.size = QSizeF(input.sizes[i].width, input.sizes[i].height);
         drawing.nodes.push_back(std::move(drawn));
     }
+    // An edge between two items stands for every read of a node of one by a node of the other: in the
+    // converted view it carries their dtype when they all agree (a read of an output other than 0,
+    // whose dtype is not known here, disagrees), as a flat edge carries its one read's.
+    std::vector<std::optional<QString>> edgeLabel(converted ? input.edges.size() : 0);
+    if (converted) {
+        const auto key = [](uint32_t a, uint32_t b) { return uint64_t(a) << 32 | b; };
+        std::unordered_map<uint64_t, std::size_t> edgeOf;
+        edgeOf.reserve(input.edges.size());
+        for (std::size_t e = 0; e < input.edges.size(); ++e) edgeOf.emplace(key(input.edges[e].first, input.edges[e].second), e);
+        for (std::size_t t = 0; t < graph.size(); ++t) {
+            for (const NodeEntry& entry : graph.nodes[t].inputs) {
+                const auto it = edgeOf.find(key(groups.itemOf[entry.node], groups.itemOf[t]));
+                if (it == edgeOf.end()) continue;  // (inside one item)
+                const QString here = entry.index == 0 ? outputDtype[entry.node] : QString();
+                std::optional<QString>& label = edgeLabel[it->second];
+                label = !label || *label == here ? here : QString();
+            }
+        }
+    }
     drawing.edges.reserve(static_cast<qsizetype>(input.edges.size()));
     for (std::size_t e = 0; e < input.edges.size(); ++e) {
         DrawnEdge edge;
@@ -119,12 +144,16 @@ GraphDrawing makeGroupedDrawing(const ConversionIndex& index, const ScopeGroups&
         edge.target = static_cast<int>(input.edges[e].second);
         const EdgePath& path = layout.edges[e];
         for (const Point& p : path.points) edge.points.push_back(QPointF(p.x, p.y));
+        if (converted) edge.label = edgeLabel[e].value_or(QString());
         if (path.bundle != EdgePath::kNoBundle) {
-            edge.arrow = !layout.bundles[path.bundle].gathers;
+            const bool gathers = layout.bundles[path.bundle].gathers;
+            edge.arrow = !gathers;      // a branch into a gathering trunk ends on it
+            edge.labelShown = gathers;  // a feeding trunk shows its source's dtype once
         }
         drawing.edges.push_back(std::move(edge));
     }
     drawing.trunks = drawnTrunks(layout);
+    labelTrunks(drawing, layout);
     drawing.bounds = QRectF(0, 0, layout.width, layout.height);
     return drawing;
 }

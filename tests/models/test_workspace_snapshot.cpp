@@ -192,6 +192,15 @@ private slots:
         }
         QVERIFY(groups >= 9);  // conv1, fire2 ... fire9
         QCOMPARE(samePlace, groups);
+        // Edges between groups carry the dtype of the reads they stand for, in the converted view.
+        int labelled = 0;
+        for (const DrawnEdge& edge : s.after.edges) {
+            if (edge.label.isEmpty()) continue;
+            ++labelled;
+            QVERIFY2(edge.label == QLatin1String("f16") || edge.label == QLatin1String("f32"), qPrintable(edge.label));
+        }
+        QVERIFY(labelled >= groups);  // one into each fire module at least
+        for (const DrawnEdge& edge : s.before.edges) QVERIFY(edge.label.isEmpty());
         const auto fire2 = std::find_if(s.after.nodes.begin(), s.after.nodes.end(),
                                         [](const DrawnNode& n) { return n.name == QLatin1String("fire2"); });
         QVERIFY(fire2 != s.after.nodes.end());
