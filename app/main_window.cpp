@@ -584,25 +584,21 @@ void MainWindow::updateInspector() {
 void MainWindow::showGroupInInspector(const WorkspaceSnapshot& snapshot, const ScopeGroups& groups,
                                       const ScopeGroups::Item& item) {
     const bool inAfter = &groups == snapshot.afterGroups.get();
-    const Graph& graph = inAfter ? snapshot.conversion->graph : *snapshot.source;
-    std::map<std::string, int> ops;  // the op mix, most frequent first below
-    int variables = 0;
-    for (const NodeId n : item.members) {
-        const Node& node = graph.nodes[n];
-        node.isVariable() ? ++variables : ++ops[node.op];
-    }
-    std::vector<std::pair<int, std::string>> byCount;
-    for (const auto& [op, count] : ops) byCount.emplace_back(-count, op);
-    std::sort(byCount.begin(), byCount.end());
-    QStringList mix;
-    for (const auto& [count, op] : byCount) mix << QStringLiteral("%1 × %2").arg(-count).arg(QString::fromStdString(op));
-    if (variables > 0) mix << tr("%n variable(s)", nullptr, variables);
     const GraphDrawing& drawing = inAfter ? snapshot.after : snapshot.before;
     QString precision;
+    QStringList mix;  // the op mix, most frequent first, then the variables
     for (const DrawnNode& node : drawing.nodes) {
-        if (node.name == m_selectedName) {
-            precision = tr("mostly %1").arg(GraphView::nodeStyleName(node.style)) + QStringLiteral(" · ") + node.label;
+        if (node.name != m_selectedName) continue;
+        precision = tr("mostly %1").arg(GraphView::nodeStyleName(node.style)) + QStringLiteral(" · ") + node.label;
+        int variables = 0;
+        for (const auto& [op, count] : node.opCounts) {
+            if (op.isEmpty()) {
+                variables = count;
+            } else {
+                mix << QStringLiteral("%1 × %2").arg(count).arg(op);
+            }
         }
+        if (variables > 0) mix << tr("%n variable(s)", nullptr, variables);
     }
     m_inspector->showGroup(m_selectedName, tr("group of %n node(s)", nullptr, int(item.members.size())), precision,
                            mix.join(QStringLiteral(", ")));

@@ -5,6 +5,7 @@
 // handed to GraphView::setDrawing() whole, so the view never reaches into the engine.
 
 #include <QList>
+#include <QPair>
 #include <QPointF>
 #include <QRectF>
 #include <QSizeF>
@@ -33,6 +34,9 @@ struct DrawnNode {
     int members = 0;        // > 0: a collapsed name scope of that many nodes (name: the scope path)
     QString contents;       // a group's member names and ops, a line each: what a search looks in
     QString mix;            // a group's op mix, most frequent first: its box's third line
+    // A group's members by op, most frequent first (then by name), an empty op for its variables:
+    // what the tool tip and the inspector list.
+    QList<QPair<QString, int>> opCounts;
     QPointF centre;
     QSizeF size;
 };

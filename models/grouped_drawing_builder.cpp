@@ -7,7 +7,6 @@
 #include <array>
 #include <optional>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "graph/name_scopes.h"
@@ -31,16 +30,26 @@ QString groupLabel(int nodes, int casts) {
     return text;
 }
 
+// Counts by op, most frequent first, then by name.
+QList<QPair<QString, int>> byCount(const QHash<QString, int>& counts) {
+    QList<QPair<QString, int>> sorted;
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it) sorted.push_back({it.key(), it.value()});
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    return sorted;
+}
+
 // The operators a group runs, most frequent first ("Conv 3 · Relu 3 · Concat 1"): its casts are
 // counted on the line above and its variables are weights, not what the scope does.
-constexpr std::size_t kMixShown = 3;
-QString opMixLine(const std::vector<std::pair<int, QString>>& byCount) {
+constexpr qsizetype kMixShown = 3;
+QString opMixLine(const QList<QPair<QString, int>>& counts) {
     QString text;
-    for (std::size_t i = 0; i < std::min(byCount.size(), kMixShown); ++i) {
+    for (qsizetype i = 0; i < std::min(counts.size(), kMixShown); ++i) {
         if (i > 0) text += QStringLiteral(" · ");
-        text += byCount[i].second + QLatin1Char(' ') + QString::number(-byCount[i].first);
+        text += counts[i].first + QLatin1Char(' ') + QString::number(counts[i].second);
     }
-    if (byCount.size() > kMixShown) text += QStringLiteral(" …");
+    if (counts.size() > kMixShown) text += QStringLiteral(" …");
     return text;
 }
 
@@ -84,20 +93,19 @@ GraphDrawing makeGroupedDrawing(const ConversionIndex& index, const ScopeGroups&
             std::array<int, kNodeStyleCount> styles{};
             int casts = 0;
             bool allExcluded = true;
-            QHash<QString, int> ops;
+            QHash<QString, int> all, computing;  // every member by op; the operators but casts
             for (const NodeId n : item.members) {
                 const DrawnNode member = describeNode(index, n, excludedNames, converted, dtypeOut(n), &texts);
                 drawn.contents += member.name + QLatin1Char(' ') + member.op + QLatin1Char('\n');
                 ++styles[static_cast<std::size_t>(member.style)];
                 const bool cast = member.style == NodeStyle::Cast || member.style == NodeStyle::Multicast;
                 casts += cast;
-                if (!cast && !member.op.isEmpty()) ++ops[member.op];
+                ++all[member.op];
+                if (!cast && !member.op.isEmpty()) ++computing[member.op];
                 allExcluded = allExcluded && member.excluded;
             }
-            std::vector<std::pair<int, QString>> byCount;  // (-count, op): most frequent, then by name
-            for (auto it = ops.cbegin(); it != ops.cend(); ++it) byCount.emplace_back(-it.value(), it.key());
-            std::sort(byCount.begin(), byCount.end());
-            drawn.mix = opMixLine(byCount);
+            drawn.opCounts = byCount(all);
+            drawn.mix = opMixLine(byCount(computing));
             int best = static_cast<int>(NodeStyle::Variable);
             for (int style = 0; style < kNodeStyleCount; ++style) {
                 const bool cast = style == int(NodeStyle::Cast) || style == int(NodeStyle::Multicast);

@@ -306,20 +306,13 @@ QString GraphView::toolTipFor(const DrawnNode& node) const {
     if (node.members > 0) {
         text += tr("name scope of %n node(s), collapsed: double-click opens it", nullptr, node.members);
         text += QStringLiteral("<br>") + node.label.toHtmlEscaped();
-        // The op mix, most frequent first, from the members' "name op" lines.
-        QHash<QString, int> ops;
-        for (const QStringView line : QStringView(node.contents).split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
-            const qsizetype space = line.lastIndexOf(QLatin1Char(' '));
-            const QString op = space < 0 ? QString() : line.mid(space + 1).toString();
-            ++ops[op.isEmpty() ? tr("variable") : op];
+        // The op mix, most frequent first.
+        const auto& counts = node.opCounts;
+        for (qsizetype i = 0; i < std::min<qsizetype>(counts.size(), 6); ++i) {
+            const QString op = counts[i].first.isEmpty() ? tr("variable") : counts[i].first;
+            text += QStringLiteral("<br>%1 × %2").arg(counts[i].second).arg(op.toHtmlEscaped());
         }
-        QList<QPair<int, QString>> byCount;
-        for (auto it = ops.cbegin(); it != ops.cend(); ++it) byCount.push_back({-it.value(), it.key()});
-        std::sort(byCount.begin(), byCount.end());
-        for (qsizetype i = 0; i < std::min<qsizetype>(byCount.size(), 6); ++i) {
-            text += QStringLiteral("<br>%1 × %2").arg(-byCount[i].first).arg(byCount[i].second.toHtmlEscaped());
-        }
-        if (byCount.size() > 6) text += QStringLiteral("<br>…");
+        if (counts.size() > 6) text += QStringLiteral("<br>…");
         return text;
     }
     text += node.op.isEmpty() ? tr("variable") : tr("op: %1").arg(node.op.toHtmlEscaped());
