@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <string_view>
@@ -11,6 +12,9 @@
 
 namespace ampstudio {
 
+namespace {
+
+// `from` into `to`, float32 or bfloat16 either way.
 void convertArray(const CpuArray& from, const CpuArray& to) {
     const auto n = static_cast<std::size_t>(from.size());
     if (from.dtype == to.dtype) {
@@ -23,6 +27,24 @@ void convertArray(const CpuArray& from, const CpuArray& to) {
         throw std::logic_error("convertArray: a storage-typed view is float32 or bfloat16");
     }
 }
+
+class ValueCopyKernel final : public CpuKernel {
+public:
+    bool computesInStorageTypes() const override { return true; }
+    void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
+        for (std::size_t i = 0; i < std::min(in.size(), out.size()); ++i) convertArray(in[i], out[i]);
+    }
+    void backward(const CpuContext&, std::span<const CpuArray>, std::span<const CpuArray>,
+                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
+        for (std::size_t i = 0; i < std::min(inGrad.size(), outGrad.size()); ++i) {
+            if (inGrad[i].defined()) convertArray(outGrad[i], inGrad[i]);
+        }
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<CpuKernel> makeValueCopyKernel() { return std::make_unique<ValueCopyKernel>(); }
 
 void CpuKernelTable::add(std::string op, CpuKernelFactory factory) {
     m_factories.insert_or_assign(std::move(op), std::move(factory));

@@ -68,10 +68,6 @@ inline void storeElement(const CpuArray& a, int64_t i, float v) {
     }
 }
 
-// Copies `from` into `to`, converting between the two dtypes a storage-typed kernel sees (float32,
-// bfloat16 as stored): one pass, rounding to bfloat16 as the adapter would. The casts and the
-// reshapes, which only move values, take their tensors as stored and use this.
-void convertArray(const CpuArray& from, const CpuArray& to);
 
 class CpuKernel {
 public:
@@ -87,6 +83,13 @@ public:
     virtual void backward(const CpuContext& ctx, std::span<const CpuArray> in, std::span<const CpuArray> out,
                           std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) = 0;
 };
+
+// The kernel of the ops that only move values (casts: input i to output i; reshapes): it takes
+// float32 and bfloat16 tensors as stored (computesInStorageTypes) and copies each in one pass,
+// converting between those two dtypes, so a result is one rounding of the exact value, to the
+// output's dtype forward and to the input's backward; the adapter widens float16 and any other dtype
+// to a float32 scratch before and rounds after, as for every kernel.
+std::unique_ptr<CpuKernel> makeValueCopyKernel();
 
 // Makes the kernel for one node; may throw OpError (through OpAttrs::fail) for setups it cannot run.
 using CpuKernelFactory = std::function<std::unique_ptr<CpuKernel>(const KernelSetup& setup, CpuDnnl& dnnl)>;

@@ -22,22 +22,6 @@ void copyFloats(float* dst, const float* src, int64_t n) {
     std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(float));
 }
 
-// Reshape and its kin move values without changing them: bfloat16 is copied as stored
-// (convertArray), not widened into a scratch, copied and rounded back.
-class ReshapeKernel final : public CpuKernel {
-public:
-    bool computesInStorageTypes() const override { return true; }
-    void forward(const CpuContext&, std::span<const CpuArray> in, std::span<const CpuArray> out) override {
-        convertArray(in[0], out[0]);
-    }
-    void backward(const CpuContext&, std::span<const CpuArray>, std::span<const CpuArray>,
-                  std::span<const CpuArray> outGrad, std::span<const CpuArray> inGrad) override {
-        if (inGrad[0].defined()) convertArray(outGrad[0], inGrad[0]);
-    }
-};
-
-std::unique_ptr<CpuKernel> makeCopyKernel() { return std::make_unique<ReshapeKernel>(); }
-
 // out[i0, .., in] = data[i_perm[0], ..]: the input read through a view whose dims are the output's
 // and whose strides are the input's, permuted; oneDNN's reorder writes it densely. Backward is the
 // same reorder in the other direction, the output gradient written through the permuted view.
@@ -162,8 +146,9 @@ std::unique_ptr<CpuKernel> makeSliceAxisKernel(const KernelSetup& setup) {
 }  // namespace
 
 void addCpuShapeKernels(CpuKernelTable& table) {
+    // They move values without changing them: bfloat16 is copied as stored.
     for (const char* op : {"Flatten", "Reshape", "expand_dims", "squeeze"}) {
-        table.add(op, [](const KernelSetup&, CpuDnnl&) { return makeCopyKernel(); });
+        table.add(op, [](const KernelSetup&, CpuDnnl&) { return makeValueCopyKernel(); });
     }
     table.add("transpose", [](const KernelSetup& setup, CpuDnnl& dnnl) -> std::unique_ptr<CpuKernel> {
         return std::make_unique<PermuteKernel>(setup, dnnl, transposePerm(setup));
