@@ -4,6 +4,8 @@
 // gives medians of the repeats and the peak against the file size.
 //
 //   bench_onnx_conversion [--repeats 5] [--nodes 100000] [--resnet-blocks 23] [--dtype float16]
+//                         [--keep DIR]   (leaves the generated models in DIR, for a profiler:
+//                                         bench_onnx_conversion --run DIR/chain.onnx float16)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -194,14 +196,17 @@ int main(int argc, char** argv) {
     int repeats = 5, resnetBlocks = 23;
     std::size_t nodes = 100000;
     std::string dtype = "float16";
+    std::string keep;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string arg = argv[i];
         if (arg == "--repeats") repeats = std::atoi(argv[i + 1]);
         if (arg == "--nodes") nodes = std::strtoull(argv[i + 1], nullptr, 10);
         if (arg == "--resnet-blocks") resnetBlocks = std::atoi(argv[i + 1]);
         if (arg == "--dtype") dtype = argv[i + 1];
+        if (arg == "--keep") keep = argv[i + 1];
     }
-    const fs::path dir = fs::temp_directory_path() / ("bench_onnx_conversion." + std::to_string(getpid()));
+    const fs::path dir = !keep.empty() ? fs::path(keep)
+                                       : fs::temp_directory_path() / ("bench_onnx_conversion." + std::to_string(getpid()));
     fs::create_directories(dir);
     const auto write = [&](const onnx::ModelProto& model, const std::string& name) {
         const fs::path path = dir / name;
@@ -247,6 +252,6 @@ int main(int argc, char** argv) {
         std::printf("%-14s %8zu %10.1f %8zu %10.1f %10.1f %12.2f %8s\n", c.name.c_str(), c.nodes, fileMB, runs[0].casts,
                     ms[ms.size() / 2], peakMiB, peakMiB * 1048576.0 / 1e6 / fileMB, runs[0].passed ? "yes" : "NO");
     }
-    fs::remove_all(dir);
+    if (keep.empty()) fs::remove_all(dir);
     return 0;
 }

@@ -21,6 +21,7 @@
 #include "exec/onnx/onnx_runner.h"
 #include "formats/model_file.h"
 #include "formats/onnx_program.h"
+#include "platform/process_heap_policy.h"
 #include "reference_child.h"
 #include "train/calibration_inputs.h"
 
@@ -38,6 +39,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    ampstudio::applyLargeModelHeapPolicy();  // as ampstudio-cli and the GUI do
     if (argc < 3) {
         std::fprintf(stderr, "usage: bench_onnx_inference MODEL.onnx INPUTS.npz [--rounds N] [--python PATH] [--label NAME]\n");
         return 1;
@@ -56,7 +58,9 @@ int main(int argc, char** argv) {
     const auto program = onnxProgramOf(openModelFile(model));
     const OnnxRunner runner(program);
     // As `run --inputs` reads them: each array in the dtype its input declares.
-    const std::map<std::string, HostTensor> inputs = onnxCalibrationInputs(*program, {.numpyFiles = {inputsFile}});
+    CalibrationSpec spec;
+    spec.numpyFiles = {inputsFile};
+    const std::map<std::string, HostTensor> inputs = onnxCalibrationInputs(*program, spec);
     std::string shapes;
     for (const auto& [name, t] : inputs) shapes += (shapes.empty() ? "" : " ") + name + dimsString(t.dims());
     ReferenceChild ort;

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <iterator>
 #include <map>
 #include <set>
@@ -373,6 +375,99 @@ private slots:
             QVERIFY(planned.outputs[o].second.floats() == kept.outputs[o].second.floats());
         }
         QVERIFY(kept.values.contains("h1"));  // a run that keeps values computes h1 apart
+    }
+
+    // ResNet's residual blocks in a run that keeps no values: the stem's MaxPool on the blocked
+    // layout, each residual Add (and the Relu after it) inside the later Conv among its operands as
+    // oneDNN post-ops, the block input's buffer taking the sum where nothing reads it later; 3x3
+    // convolutions by Winograd. The same outputs, bit for bit, as a run that keeps every value.
+    void residualBlocksRunInsideTheirConvolutions() {
+        onnx::GraphProto g;
+        addValue(g.mutable_input(), "x", {2, 16, 15, 15});
+        addValue(g.mutable_output(), "y", {2, 32, 4, 4});
+        SeededRandom random(5);
+        const auto weights = [&](const std::string& name, std::vector<int64_t> dims) {
+            onnx::TensorProto* t = g.add_initializer();
+            t->set_name(name);
+            t->set_data_type(onnx::TensorProto::FLOAT);
+            int64_t n = 1;
+            for (const int64_t d : dims) {
+                t->add_dims(d);
+                n *= d;
+            }
+            for (int64_t i = 0; i < n; ++i) t->add_float_data(float(random.uniform01() - 0.5) * 0.3f);
+        };
+        const auto ints = [](onnx::NodeProto* n, const char* name, std::vector<int64_t> values) {
+            auto* a = n->add_attribute();
+            a->set_name(name);
+            a->set_type(onnx::AttributeProto::INTS);
+            for (const int64_t v : values) a->add_ints(v);
+            return n;
+        };
+        weights("w0", {16, 16, 3, 3});
+        weights("wa", {16, 16, 3, 3});
+        weights("wb", {16, 16, 3, 3});
+        weights("wc", {32, 16, 3, 3});
+        weights("wd", {32, 16, 1, 1});
+        weights("bias", {32});
+        ints(addNode(&g, "Conv", "stem", {"x", "w0"}, {"s"}), "pads", {1, 1, 1, 1});
+        addNode(&g, "Relu", "stem_relu", {"s"}, {"sr"});
+        onnx::NodeProto* pool = ints(addNode(&g, "MaxPool", "pool", {"sr"}, {"p"}), "kernel_shape", {3, 3});
+        ints(pool, "strides", {2, 2});
+        ints(pool, "pads", {1, 1, 1, 1});
+        auto* ceil = pool->add_attribute();  // 15 -> 8 with ceil_mode (7 without)
+        ceil->set_name("ceil_mode");
+        ceil->set_type(onnx::AttributeProto::INT);
+        ceil->set_i(1);
+        // Block 1: p -> a -> b, b + p, Relu (p read before by a: its buffer takes the sum).
+        ints(addNode(&g, "Conv", "a", {"p", "wa"}, {"ha"}), "pads", {1, 1, 1, 1});
+        addNode(&g, "Relu", "a_relu", {"ha"}, {"ra"});
+        ints(addNode(&g, "Conv", "b", {"ra", "wb"}, {"hb"}), "pads", {1, 1, 1, 1});
+        addNode(&g, "Add", "add1", {"hb", "p"}, {"s1"});
+        addNode(&g, "Relu", "relu1", {"s1"}, {"o1"});
+        // Block 2, down-sampling: the 1x1 Conv comes after the 3x3 one, so the Add goes into it.
+        ints(ints(addNode(&g, "Conv", "c", {"o1", "wc", "bias"}, {"hc"}), "pads", {1, 1, 1, 1}), "strides", {2, 2});
+        ints(addNode(&g, "Conv", "down", {"o1", "wd"}, {"hd"}), "strides", {2, 2});
+        addNode(&g, "Add", "add2", {"hc", "hd"}, {"s2"});
+        addNode(&g, "Relu", "relu2", {"s2"}, {"y"});
+        const auto program = programOf(g);
+        const std::vector<OnnxNodePlan> plan = planLayouts(program->graph);
+        QCOMPARE(plan.size(), std::size_t(12));
+        QVERIFY(plan[0].fusedRelu && plan[0].outputMayStayBlocked);  // stem + Relu, read by MaxPool
+        QVERIFY(plan[2].outputMayStayBlocked);                       // the pool's output, read by a and add1
+        QCOMPARE(plan[5].residual, std::string("p"));
+        QCOMPARE(plan[5].residualAdd, std::size_t(6));
+        QCOMPARE(plan[5].residualRelu, std::size_t(7));
+        QCOMPARE(plan[5].residualOutput, std::string("o1"));
+        QVERIFY(plan[5].residualMayBeOverwritten && plan[5].residualOutputMayStayBlocked);
+        QCOMPARE(plan[8].residualAdd, OnnxNodePlan::kNone);  // c: its output's Add has a later operand
+        QCOMPARE(plan[9].residual, std::string("hc"));
+        QCOMPARE(plan[9].residualOutput, std::string("y"));
+        QVERIFY(plan[9].residualMayBeOverwritten);  // hc: read by add2 alone
+        std::vector<float> xs(2 * 16 * 15 * 15);
+        for (float& v : xs) v = float(random.uniform01() - 0.5);
+        const OnnxRunner runner(program);
+        const auto sameBits = [](const OnnxRunResult& a, const OnnxRunResult& b) {
+            const std::vector<float> x = a.outputs.at(0).second.floats(), y = b.outputs.at(0).second.floats();
+            return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
+        };
+        const std::map<std::string, HostTensor> inputs{{"x", HostTensor::fromFloats(xs, {2, 16, 15, 15})}};
+        const OnnxRunResult planned = runner.run(inputs);
+        const OnnxRunResult kept = runner.run(inputs, true);
+        QCOMPARE(planned.nodesRun, std::size_t(6));  // 12 less 2 fused Relus, 2 Adds, their 2 Relus
+        QCOMPARE(kept.nodesRun, std::size_t(12));
+        QCOMPARE(planned.outputs.at(0).second.dims(), (Dims{2, 32, 4, 4}));
+        QVERIFY(sameBits(planned, kept));
+        // oneDNN's fused Relu makes NaN 0; an input with a NaN runs unfused and keeps it.
+        xs[1000] = std::numeric_limits<float>::quiet_NaN();
+        const std::map<std::string, HostTensor> withNaN{{"x", HostTensor::fromFloats(xs, {2, 16, 15, 15})}};
+        const OnnxRunResult unplanned = runner.run(withNaN);
+        const OnnxRunResult keptNaN = runner.run(withNaN, true);
+        QCOMPARE(unplanned.nodesRun, std::size_t(12));
+        QVERIFY(sameBits(unplanned, keptNaN));
+        const std::vector<float> out = unplanned.outputs.at(0).second.floats();
+        QVERIFY(std::any_of(out.begin(), out.end(), [](float v) { return std::isnan(v); }));
+        QCOMPARE(kept.values.at("p").dims(), (Dims{2, 16, 8, 8}));
     }
 
     void float16OpsRoundEachOutputOnce() {

@@ -59,6 +59,10 @@ void materializeBlocked(const OnnxBlockedValue& value, HostTensor& plain);
 // ctx.outputMayStayBlocked, else plain) and returns true; false when it cannot (the runner then
 // materializes the inputs and runs the op's kernel).
 bool runBlockedElementwise(OnnxKernelContext& ctx);
+// MaxPool (2-d, undilated, no Indices) on a blocked input whose channels are innermost (NHWC, or
+// blocks of 8 or 16 channels): the same maxima as the plain kernel, in the same layout (blocked
+// where ctx.outputMayStayBlocked, else plain); false when it cannot.
+bool runBlockedMaxPool(OnnxKernelContext& ctx);
 
 class OnnxKernelContext {
 public:
@@ -76,6 +80,15 @@ public:
     bool outputMayStayBlocked = false;
     std::shared_ptr<const OnnxBlockedValue> blockedOutput;
     bool fusedRelu = false;
+    // A Conv with a residual Add in its plan: the Add's other operand (plain, or in a blocked layout),
+    // whether its buffer may take the sum (nothing else reads it later), whether a Relu follows the
+    // Add; the Conv sets residualAdded when it ran them (float32 operands of its output's dims).
+    const HostTensor* residual = nullptr;
+    std::shared_ptr<const OnnxBlockedValue> residualBlocked;
+    bool residualMayBeOverwritten = false;
+    bool reluAfterResidual = false;
+    bool residualOutputMayStayBlocked = false;  // outputMayStayBlocked for the Add's (or its Relu's) output
+    bool residualAdded = false;
     // Runs a nested graph (If / Loop bodies) with `arguments` as its inputs; returns its outputs.
     std::function<std::vector<HostTensor>(const OnnxGraphProgram&, std::vector<HostTensor> arguments)> runGraph;
 

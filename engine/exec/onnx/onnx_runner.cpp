@@ -133,14 +133,19 @@ public:
     void nodes(const OnnxGraphProgram& graph, Scope& scope, const std::vector<std::vector<std::string>>* lastUses,
                bool keep, const OnnxReusableValues* reuse = nullptr, const OnnxSignatures* signatures = nullptr,
                OnnxRunResult* counts = nullptr, const std::vector<OnnxNodePlan>* plan = nullptr) const {
+        std::vector<char> ranInside;  // residual Adds (and their Relus) a Conv ran this time
+        if (plan) ranInside.assign(graph.nodes.size(), 0);
         for (std::size_t k = 0; k < graph.nodes.size(); ++k) {
             const OnnxNodePlan* p = plan ? &(*plan)[k] : nullptr;
-            if (p && p->skip) {
-                // a Relu that runs inside the Conv before it
+            if (p && (p->skip || ranInside[k])) {
+                // a Relu or an Add that runs inside the Conv before it
             } else if (reuse && reused(graph.nodes[k], scope, *reuse, *signatures)) {
                 if (counts) ++counts->nodesReused;
             } else {
-                node(graph.nodes[k], scope, p);
+                if (node(graph.nodes[k], scope, p)) {
+                    ranInside[p->residualAdd] = 1;
+                    if (p->residualRelu != OnnxNodePlan::kNone) ranInside[p->residualRelu] = 1;
+                }
                 if (counts) ++counts->nodesRun;
             }
             if (lastUses && !keep) {
@@ -188,7 +193,8 @@ public:
         return true;
     }
 
-    void node(const OnnxProgramNode& n, Scope& scope, const OnnxNodePlan* plan = nullptr) const {
+    // Returns whether the node (a Conv) ran its plan's residual Add.
+    bool node(const OnnxProgramNode& n, Scope& scope, const OnnxNodePlan* plan = nullptr) const {
         const OnnxOpDef* def = findOnnxOp(n.op);
         const auto domainEnd = n.op.rfind('.');
         const std::string domain = domainEnd == std::string::npos ? std::string() : n.op.substr(0, domainEnd);
@@ -220,7 +226,7 @@ public:
                 if (it == scope.blocked.end()) continue;
                 // A Conv takes its data as it lies; any other input in a blocked layout is written
                 // plain first, once (Relu and Add below try the layout first).
-                if (!(n.op == "Conv" && i == 0) && n.op != "Relu" && n.op != "Add") {
+                if (!((n.op == "Conv" || n.op == "MaxPool") && i == 0) && n.op != "Relu" && n.op != "Add") {
                     materializeBlocked(*it->second, scope.values.at(n.inputs[i]));
                     scope.blocked.erase(it);
                     continue;
@@ -233,10 +239,17 @@ public:
         if (plan) {
             ctx.fusedRelu = plan->fusedRelu;
             ctx.outputMayStayBlocked = plan->outputMayStayBlocked;
+            if (plan->residualAdd != OnnxNodePlan::kNone && n.op == "Conv") {
+                ctx.residual = scope.find(plan->residual);
+                if (const auto it = scope.blocked.find(plan->residual); it != scope.blocked.end()) ctx.residualBlocked = it->second;
+                ctx.residualMayBeOverwritten = plan->residualMayBeOverwritten;
+                ctx.reluAfterResidual = plan->residualRelu != OnnxNodePlan::kNone;
+                ctx.residualOutputMayStayBlocked = plan->residualOutputMayStayBlocked;
+            }
         }
         ctx.outputs.resize(n.outputs.size());
         ctx.storeAs.assign(n.outputs.size(), low);
-        if (blockedIn && n.op != "Conv" && !runBlockedElementwise(ctx)) {
+        if (blockedIn && n.op != "Conv" && !(n.op == "MaxPool" ? runBlockedMaxPool(ctx) : runBlockedElementwise(ctx))) {
             for (std::size_t i = 0; i < ctx.blockedInputs.size(); ++i) {  // not element for element: plain
                 if (!ctx.blockedInputs[i]) continue;
                 materializeBlocked(*ctx.blockedInputs[i], scope.values.at(n.inputs[i]));
@@ -245,7 +258,7 @@ public:
             ctx.blockedInputs.clear();
             blockedIn = false;
         }
-        const bool done = blockedIn && n.op != "Conv";  // runBlockedElementwise made the output
+        const bool done = blockedIn && n.op != "Conv";  // runBlockedElementwise / runBlockedMaxPool made the output
         ctx.runGraph = [this, &scope](const OnnxGraphProgram& body, std::vector<HostTensor> arguments) {
             return graph(body, std::move(arguments), scope);
         };
@@ -270,7 +283,9 @@ public:
             if (n.outputs[i].empty()) continue;
             HostTensor& out = ctx.outputs[i];
             if (!out.defined()) ctx.fail("output " + std::to_string(i) + " was not computed");
-            const std::string& name = i == 0 && plan && !plan->output0.empty() ? plan->output0 : n.outputs[i];
+            const std::string& name = i == 0 && ctx.residualAdded                 ? plan->residualOutput
+                                      : i == 0 && plan && !plan->output0.empty() ? plan->output0
+                                                                                 : n.outputs[i];
             if (i == 0 && ctx.blockedOutput) {
                 scope.blocked[name] = ctx.blockedOutput;  // (a float32 output: nothing to round)
             } else if (def->computesInFloat32 && out.dtype() == DType::F32 && ctx.storeAs[i] != DType::F32) {
@@ -278,6 +293,7 @@ public:
             }
             scope.values[name] = std::move(out);
         }
+        return ctx.residualAdded;
     }
 
 private:
@@ -290,6 +306,24 @@ struct Readers {
     std::vector<std::pair<std::size_t, std::size_t>> nodes;
     bool elsewhere = false;
 };
+
+// Whether a floating-point tensor holds an inf or a NaN (the exponent bits all set): one pass,
+// no branch per element.
+bool holdsNonFinite(const HostTensor& t) {
+    const auto n = static_cast<std::size_t>(t.size());
+    const auto any = [n](const auto* bits, auto mask) {
+        bool found = false;
+        for (std::size_t i = 0; i < n; ++i) found |= (bits[i] & mask) == mask;
+        return found;
+    };
+    switch (t.dtype()) {
+    case DType::F32: return any(t.data<uint32_t>(), uint32_t{0x7f800000u});
+    case DType::F64: return any(t.data<uint64_t>(), uint64_t{0x7ff0000000000000ull});
+    case DType::F16: return any(t.data<uint16_t>(), uint16_t{0x7c00u});
+    case DType::BF16: return any(t.data<uint16_t>(), uint16_t{0x7f80u});
+    default: return false;
+    }
+}
 
 }  // namespace
 
@@ -313,11 +347,11 @@ std::vector<OnnxNodePlan> planLayouts(const OnnxGraphProgram& g) {
     }
     for (const auto& v : g.outputs) readers[v.name].elsewhere = true;
     std::vector<OnnxNodePlan> plan(g.nodes.size());
-    // Every reader takes a blocked layout: a Conv's data input, Relu, either input of Add.
+    // Every reader takes a blocked layout: a Conv's or a MaxPool's data input, Relu, either input of Add.
     const auto takesLayout = [&](const Readers& r) {
         return !r.nodes.empty() && std::all_of(r.nodes.begin(), r.nodes.end(), [&](const auto& e) {
             const std::string& op = g.nodes[e.first].op;
-            return (op == "Conv" && e.second == 0) || op == "Relu" || op == "Add";
+            return ((op == "Conv" || op == "MaxPool") && e.second == 0) || op == "Relu" || op == "Add";
         });
     };
     const auto readBy = [&](const std::string& name) -> const Readers* {
@@ -344,10 +378,64 @@ std::vector<OnnxNodePlan> planLayouts(const OnnxGraphProgram& g) {
         }
         plan[k].outputMayStayBlocked = takesLayout(*r);
     }
-    // Relu and Add pass a blocked layout on (element-wise, when their inputs arrive so at run time).
+    // Residual Adds (ResNet's F(x) + x): into the later of the Convs among the Add's operands whose
+    // output only the Add reads, the other operand defined before that Conv; a Relu that alone reads
+    // the sum goes with it.
+    std::unordered_map<std::string, std::size_t> producer;
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        for (const std::string& out : g.nodes[k].outputs) {
+            if (!out.empty()) producer[out] = k;
+        }
+    }
+    for (std::size_t a = 0; a < g.nodes.size(); ++a) {
+        const OnnxProgramNode& add = g.nodes[a];
+        if (add.op != "Add" || add.inputs.size() != 2 || add.outputs.size() != 1 || add.outputs[0].empty() ||
+            add.inputs[0].empty() || add.inputs[1].empty() || add.inputs[0] == add.inputs[1]) {
+            continue;
+        }
+        std::size_t conv = OnnxNodePlan::kNone, operand = 0;
+        for (std::size_t p = 0; p < 2; ++p) {
+            const auto made = producer.find(add.inputs[p]);
+            if (made == producer.end()) continue;
+            const std::size_t k = made->second;
+            const OnnxProgramNode& c = g.nodes[k];
+            const Readers* r = readBy(add.inputs[p]);
+            if (c.op != "Conv" || c.outputs[0] != add.inputs[p] || plan[k].fusedRelu || plan[k].residualAdd != OnnxNodePlan::kNone ||
+                !r || r->elsewhere || r->nodes.size() != 1) {
+                continue;
+            }
+            const auto other = producer.find(add.inputs[1 - p]);
+            if (other != producer.end() && other->second > k) continue;  // not there yet when the Conv runs
+            if (conv == OnnxNodePlan::kNone || k > conv) conv = k, operand = p;
+        }
+        if (conv == OnnxNodePlan::kNone) continue;
+        OnnxNodePlan& c = plan[conv];
+        c.residual = add.inputs[1 - operand];
+        c.residualAdd = a;
+        c.residualOutput = add.outputs[0];
+        if (const Readers* r = readBy(add.outputs[0]); r && !r->elsewhere && r->nodes.size() == 1) {
+            const auto [reader, position] = r->nodes[0];
+            const OnnxProgramNode& relu = g.nodes[reader];
+            if (relu.op == "Relu" && position == 0 && relu.outputs.size() == 1 && !relu.outputs[0].empty()) {
+                c.residualRelu = reader;
+                c.residualOutput = relu.outputs[0];
+            }
+        }
+        // The residual's buffer may take the sum when a node made it and nothing reads it after the
+        // Conv but the Add (ResNet's block input, read before by the block's first Conv).
+        const Readers* rr = readBy(c.residual);
+        const std::vector<std::string>& convInputs = g.nodes[conv].inputs;
+        c.residualMayBeOverwritten =
+            producer.contains(c.residual) && rr && !rr->elsewhere &&
+            std::find(convInputs.begin(), convInputs.end(), c.residual) == convInputs.end() &&
+            std::all_of(rr->nodes.begin(), rr->nodes.end(), [&](const auto& e) { return e.first < conv || e.first == a; });
+        const Readers* out = readBy(c.residualOutput);
+        c.residualOutputMayStayBlocked = out && !out->elsewhere && takesLayout(*out);
+    }
+    // Relu, Add and MaxPool pass a blocked layout on (when their inputs arrive so at run time).
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
         const OnnxProgramNode& n = g.nodes[k];
-        if ((n.op != "Relu" && n.op != "Add") || plan[k].skip || n.outputs.size() != 1 || n.outputs[0].empty()) continue;
+        if ((n.op != "Relu" && n.op != "Add" && n.op != "MaxPool") || plan[k].skip || n.outputs.empty() || n.outputs[0].empty()) continue;
         const Readers* r = readBy(n.outputs[0]);
         plan[k].outputMayStayBlocked = r && !r->elsewhere && takesLayout(*r);
     }
@@ -429,7 +517,18 @@ OnnxRunResult OnnxRunner::run(const std::map<std::string, HostTensor>& inputs, b
     // read every node's own output as stored).
     // AMS_ONNX_PLAIN=1: no plan at all (every value plain, nothing fused), to measure what it saves.
     static const bool plainOnly = std::getenv("AMS_ONNX_PLAIN") != nullptr;
-    const bool planned = !keepValues && reuse == nullptr && !plainOnly;
+    // oneDNN's fused Relu gives 0 for NaN where the Relu kernel keeps it: a run whose inputs or
+    // weights hold inf or NaN runs without the plan, so it propagates them as compare sees them.
+    // (Finite inputs reach a Conv as inf or NaN only past a float32 overflow upstream.)
+    bool planned = !keepValues && reuse == nullptr && !plainOnly;
+    if (planned) {
+        std::call_once(m_initializersCheckedOnce, [&] {
+            m_initializersFinite = std::none_of(g.initializers.begin(), g.initializers.end(),
+                                                [](const auto& named) { return holdsNonFinite(named.second); });
+        });
+        planned = m_initializersFinite && std::none_of(inputs.begin(), inputs.end(),
+                                                       [](const auto& named) { return holdsNonFinite(named.second); });
+    }
     Run(*m_program).nodes(g, scope, &m_lastUses, keepValues, reuse, reuse ? &signatures() : nullptr, &result,
                           planned ? &m_plan : nullptr);
     for (const auto& v : g.outputs) {

@@ -38,6 +38,16 @@ struct OnnxNodePlan {
     bool fusedRelu = false;             // a Conv that runs the Relu reading its output
     std::string output0;                // where output 0 goes instead (the fused Relu's output)
     bool outputMayStayBlocked = false;  // every reader of output 0 takes a blocked layout
+    // A Conv whose output only an Add reads, the Add's other operand (the residual) defined before
+    // the Conv: the Add (and a Relu that alone reads its output) run inside the Conv, as oneDNN's sum
+    // and eltwise post-ops, when the operands are float32 of the same dims (else they run after it).
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::string residual;                       // the Add's other operand
+    std::size_t residualAdd = kNone;            // the Add's node
+    std::size_t residualRelu = kNone;           // the Relu after it, or kNone
+    std::string residualOutput;                 // the Add's output, or its Relu's
+    bool residualMayBeOverwritten = false;      // nothing after the Conv reads the residual but the Add
+    bool residualOutputMayStayBlocked = false;  // every reader of residualOutput takes a blocked layout
 };
 std::vector<OnnxNodePlan> planLayouts(const OnnxGraphProgram& graph);
 
@@ -67,6 +77,8 @@ private:
     // Per main-graph node, the values read for the last time there (freed after it unless kept).
     std::vector<std::vector<std::string>> m_lastUses;
     std::vector<OnnxNodePlan> m_plan;
+    mutable std::once_flag m_initializersCheckedOnce;
+    mutable bool m_initializersFinite = true;  // no inf / NaN in any main-graph initializer
     mutable std::once_flag m_signaturesOnce;
     mutable OnnxSignatures m_signatures;
 };
