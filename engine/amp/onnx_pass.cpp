@@ -40,7 +40,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include <google/protobuf/arena.h>
 #include <onnx/checker.h>
 #include <onnx/defs/data_type_utils.h>
 #include <onnx/defs/schema.h>
@@ -54,6 +53,7 @@
 #include "formats/onnx_graph_import.h"
 #include "formats/onnx_model.h"
 #include "formats/onnx_model_copy.h"
+#include "formats/onnx_strict_inference.h"
 #include "formats/onnx_tensor_data.h"
 #include "tensor/float_convert.h"
 
@@ -365,33 +365,14 @@ std::string checkerFailure(const onnx::ModelProto& model) {
     return {};
 }
 
-// Strict shape inference (check_type, error mode 1); the failure's message, empty when it passes.
-// It runs only once `checked` says the checker passed: libonnx's inference functions assume a model
-// the checker accepted (Scan-9's dereferences a body a malformed Scan lacks: the fuzzer found it),
-// so a model it refuses is never inferred; the copy to infer on is made meanwhile.
-std::string inferenceFailure(const onnx::ModelProto& model, std::shared_future<bool> checked) {
-    try {
-        // On an arena: the copy and the value_info inference adds are hundreds of thousands of
-        // small messages, freed at once.
-        google::protobuf::Arena arena;
-        auto* skeleton = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-        copyWithoutInitializerData(model, kShapeInputBytes, *skeleton);
-        if (!checked.get()) return {};  // (the checker's failure is the verdict)
-        onnx::shape_inference::InferShapes(*skeleton, onnx::OpSchemaRegistry::Instance(),
-                                           onnx::ShapeInferenceOptions{true, 1, false});
-    } catch (const std::exception& e) {
-        return std::string("strict shape inference: ") + e.what();
-    }
-    return {};
-}
-
-// Both: the first failure's message, empty when both pass.
+// libonnx's checker, then strict shape inference (check_type, error mode 1; onnx_strict_inference.h)
+// once the checker passed: libonnx's inference functions assume a model the checker accepted
+// (Scan-9's dereferences a body a malformed Scan lacks: the fuzzer found it), so a model it refuses
+// is never inferred. The first failure's message, empty when both pass.
 std::string validationFailure(const onnx::ModelProto& model) {
     std::string failure = checkerFailure(model);
     if (!failure.empty()) return failure;
-    std::promise<bool> passed;
-    passed.set_value(true);
-    return inferenceFailure(model, passed.get_future().share());
+    return strictInferenceFailure(model);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -544,7 +525,6 @@ private:
     std::vector<std::string> m_storedInTarget;
     Scope* m_mainScope = nullptr;
     PhaseClock m_clock;
-    std::future<bool> m_originalChecked;  // whether the original passes libonnx's checker (run())
 };
 
 // `key` is opKey(node).
@@ -1207,17 +1187,6 @@ void OnnxPass::fixValueInfo(GraphProto& graph, const Scope& scope) {
 
 ConversionResult OnnxPass::run() {
     const std::string file = "the ONNX model";
-    // The original through libonnx's checker on the second core while the pass works (it only reads
-    // the original, as the pass does). Once the original has passed, the converted model's strict
-    // inference, the longest check, need not wait for the converted model's checker (libonnx's
-    // inference functions assume a model the checker accepted, and what the pass adds to one it
-    // accepted is well-formed Casts and types). External tensors name side files the checker would
-    // look for: such a model is checked as before, converted model first.
-    if (m_model.externalData.empty() && checkerCannotJudge(m_model.proto).empty()) {
-        m_originalChecked = std::async(std::launch::async, [&proto = m_model.proto] {
-            return checkerFailure(proto).empty();  // (catches everything)
-        });
-    }
     // The copy leaves the main graph's large initializers without their bytes: settleFlexibles
     // converts those the target reads straight from the original's, and copies the rest.
     m_converted = copyWithoutInitializerData(m_model.proto, kShapeInputBytes);
@@ -1406,29 +1375,24 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
     model->externalDataOnSave = m_model.externalDataOnSave;  // saved as the original was
     const onnx::ModelProto& converted = model->proto;
 
-    // Validation: libonnx's checker and strict inference where it knows the IR and opsets. The
-    // checker here first; the inference, the longer of the two, on the second core once it passed,
-    // beside the graph IR and the report (all of them only read the model).
+    // Validation: libonnx's checker and strict inference where it knows the IR and opsets, on the
+    // second core beside the graph IR and the report (all of them only read the model).
     const std::string cannotJudge = checkerCannotJudge(model->proto);
     std::future<std::string> validation;
-    std::string checkerVerdict;
     if (cannotJudge.empty()) {
-        std::promise<bool> checked;
-        const bool originalPassed = m_originalChecked.valid() && m_originalChecked.get();
-        if (originalPassed) checked.set_value(true);  // the inference starts at once
-        validation = std::async(std::launch::async, [&proto = model->proto, c = checked.get_future().share()] {
-            return inferenceFailure(proto, c);
+        validation = std::async(std::launch::async, [&proto = model->proto, on = m_clock.on] {
+            PhaseClock clock;
+            clock.on = on;
+            std::string failure = validationFailure(proto);
+            clock.mark("(second core) checker + inference");
+            return failure;
         });
-        checkerVerdict = checkerFailure(model->proto);  // (catches everything: the promise is always kept)
-        if (!originalPassed) checked.set_value(checkerVerdict.empty());
     } else {
         m_warnings.push_back("onnx::checker and strict shape inference skipped: " + cannotJudge);
     }
     const auto judge = [&] {
         if (!validation.valid()) return;
-        std::string failure = checkerVerdict;
-        const std::string inferred = validation.get();
-        if (failure.empty()) failure = inferred;
+        const std::string failure = validation.get();
         if (failure.empty()) return;
         onnx::ModelProto original = m_model.proto;
         bool anyExternal = false;
@@ -1604,11 +1568,19 @@ ConversionResult convertOnnxModel(const FormatSource& source, const ConversionOp
     if (options.mode == ConversionMode::Classic) {
         throw ConversionError("classic mode is MXNet 1.6's pass over MXNet graphs; ONNX models convert in typed mode");
     }
+    PhaseClock clock;
     amp_detail::checkListsAndTarget(options);
     guardConvolutionInference();
+    clock.mark("lists checked, schemas guarded");
     try {
-        OnnxPass pass(*model, options);
-        return pass.run();
+        ConversionResult result;
+        {
+            OnnxPass pass(*model, options);
+            result = pass.run();
+            clock.last = std::chrono::steady_clock::now();
+        }
+        clock.mark("the pass's tables freed");
+        return result;
     } catch (const LoadError& e) {
         throw ConversionError(std::string("the converted ONNX model: ") + e.what());
     } catch (const google::protobuf::FatalException& e) {
