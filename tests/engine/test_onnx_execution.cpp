@@ -17,6 +17,7 @@
 
 #include "amp/onnx_conversion.h"
 #include "exec/onnx/onnx_compare.h"
+#include "exec/onnx/onnx_kernel_util.h"
 #include "exec/onnx/onnx_runner.h"
 #include "formats/model_file.h"
 #include "formats/onnx_program.h"
@@ -273,6 +274,62 @@ class TestOnnxExecution : public QObject {
     Q_OBJECT
 
 private slots:
+    // Where and the binary ops with an operand repeated along the outer axes or a scalar (the row
+    // by row paths): element for element what broadcasting says.
+    void broadcastRowsMatchTheRule() {
+        onnx::GraphProto g;
+        addValue(g.mutable_input(), "c", {2, 3, 4}, onnx::TensorProto::BOOL);
+        addValue(g.mutable_input(), "m", {4}, onnx::TensorProto::BOOL);
+        addValue(g.mutable_input(), "x", {2, 3, 4});
+        addValue(g.mutable_input(), "s", {1});
+        addValue(g.mutable_input(), "r", {3, 4});
+        for (const char* out : {"w1", "w2", "w3", "a1", "a2"}) addValue(g.mutable_output(), out, {2, 3, 4});
+        g.mutable_output(2)->mutable_type()->mutable_tensor_type()->mutable_shape()->clear_dim();
+        g.mutable_output(2)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(4);
+        addNode(&g, "Where", "where1", {"c", "s", "x"}, {"w1"});  // scalar X, whole Y
+        addNode(&g, "Where", "where2", {"m", "x", "r"}, {"w2"});  // a mask per column, Y per row
+        addNode(&g, "Where", "where3", {"m", "s", "s"}, {"w3"});  // nothing whole: [4], the general loop
+        addNode(&g, "Add", "add1", {"x", "r"}, {"a1"});
+        addNode(&g, "Sub", "sub1", {"r", "x"}, {"a2"});
+        std::vector<float> xs(24), rs(12);
+        std::vector<int64_t> cs(24), ms{1, 0, 0, 1};
+        for (int i = 0; i < 24; ++i) xs[i] = static_cast<float>(i) * 0.5f, cs[i] = (i * 7) % 3 == 0;
+        for (int i = 0; i < 12; ++i) rs[i] = 100.0f + static_cast<float>(i);
+        const auto bools = [](const std::vector<int64_t>& v, Dims dims) {
+            HostTensor t(DType::Bool, std::move(dims));
+            for (std::size_t i = 0; i < v.size(); ++i) t.mutableData<uint8_t>()[i] = v[i] != 0;
+            return t;
+        };
+        const OnnxRunResult result = OnnxRunner(programOf(g)).run({{"c", bools(cs, {2, 3, 4})},
+                                                                   {"m", bools(ms, {4})},
+                                                                   {"x", HostTensor::fromFloats(xs, {2, 3, 4})},
+                                                                   {"s", HostTensor::fromFloats({-1.0f}, {1})},
+                                                                   {"r", HostTensor::fromFloats(rs, {3, 4})}});
+        const auto out = [&](std::size_t k) { return result.outputs.at(k).second.floats(); };
+        QCOMPARE(result.outputs.at(2).second.dims(), (Dims{4}));
+        for (int i = 0; i < 24; ++i) {
+            QCOMPARE(out(0)[i], cs[i] ? -1.0f : xs[i]);
+            QCOMPARE(out(1)[i], ms[i % 4] ? xs[i] : rs[i % 12]);
+            if (i < 4) QCOMPARE(out(2)[i], -1.0f);
+            QCOMPARE(out(3)[i], xs[i] + rs[i % 12]);
+            QCOMPARE(out(4)[i], rs[i % 12] - xs[i]);
+        }
+    }
+
+    // Softmax's exponential: within 3e-7 of libm's over float's range, 0 below it, NaN kept.
+    void fastExpFollowsExp() {
+        double worst = 0.0;
+        for (float x = -87.0f; x <= 88.0f; x += 0.0137f) {
+            const double want = std::exp(static_cast<double>(x));
+            worst = std::max(worst, std::fabs(fastExp(x) - want) / want);
+        }
+        QVERIFY2(worst < 3e-7, qPrintable(QString::number(worst)));
+        QCOMPARE(fastExp(0.0f), 1.0f);
+        QCOMPARE(fastExp(-std::numeric_limits<float>::infinity()), 0.0f);
+        QCOMPARE(fastExp(-100.0f), 0.0f);
+        QVERIFY(std::isnan(fastExp(std::numeric_limits<float>::quiet_NaN())));
+    }
+
     void nodeTestsOfEverySupportedOperatorPass() {
         if (!fs::is_directory(kNodeTests)) QSKIP("libonnx-testdata is not installed");
         int ran = 0, skipped = 0;

@@ -86,6 +86,20 @@ float fastTanh(float a) {
 
 enum class Result { SameAsInput, Bool };
 
+// Where `operand` broadcast to `out` repeats one contiguous block (its dims equal out's on a suffix
+// of the axes, 1 on the rest): that block's size; 0 otherwise.
+int64_t suffixPeriod(const Dims& operand, const Dims& out) {
+    if (operand.size() > out.size()) return 0;
+    const std::size_t shift = out.size() - operand.size();
+    std::size_t k = operand.size();
+    int64_t period = 1;
+    while (k > 0 && operand[k - 1] == out[shift + k - 1]) period *= operand[--k];
+    while (k > 0) {
+        if (operand[--k] != 1) return 0;
+    }
+    return period > 0 ? period : 0;
+}
+
 template <typename T, typename Fn>
 void broadcastLoop(const HostTensor& a, const HostTensor& b, HostTensor& out, Fn&& fn) {
     using R = std::remove_cvref_t<decltype(fn(T{}, T{}))>;
@@ -106,6 +120,19 @@ void broadcastLoop(const HostTensor& a, const HostTensor& b, HostTensor& out, Fn
         const T v = x[0];
         parallelFor(n, [&](int64_t s, int64_t e) {
             for (int64_t i = s; i < e; ++i) z[i] = fn(v, y[i]);
+        });
+    } else if (const int64_t p = suffixPeriod(b.dims(), out.dims()); p > 0 && a.size() == n) {
+        // A bias or a mask repeated along the outer axes ([128, 768] + [768]): row by row.
+        parallelFor(n / p, [&](int64_t s, int64_t e) {
+            for (int64_t r = s; r < e; ++r) {
+                for (int64_t j = 0; j < p; ++j) z[r * p + j] = fn(x[r * p + j], y[j]);
+            }
+        });
+    } else if (const int64_t q = suffixPeriod(a.dims(), out.dims()); q > 0 && b.size() == n) {
+        parallelFor(n / q, [&](int64_t s, int64_t e) {
+            for (int64_t r = s; r < e; ++r) {
+                for (int64_t j = 0; j < q; ++j) z[r * q + j] = fn(x[j], y[r * q + j]);
+            }
         });
     } else {
         const std::array<std::vector<int64_t>, 2> strides{broadcastStrides(a.dims(), out.dims()),
@@ -265,6 +292,46 @@ void where(OnnxKernelContext& ctx) {
                                                       broadcastStrides(y.dims(), dims)};
     const auto* cond = c.data<uint8_t>();
     std::byte* z = out.mutableRaw();
+    // Each operand whole or one block repeated along the outer axes (an attention mask, a scalar):
+    // row by row, on both cores. Such blocks are products of out's trailing dims, so the shortest
+    // divides the others.
+    const int64_t n = out.size();
+    const auto periodOf = [&](const HostTensor& t) { return t.size() == n ? n : suffixPeriod(t.dims(), dims); };
+    const int64_t pc = periodOf(c), px = periodOf(x), py = periodOf(y);
+    if (n > 0 && pc > 0 && px > 0 && py > 0 && (size == 1 || size == 2 || size == 4 || size == 8)) {
+        // A row: the shortest block longer than one element (a scalar operand is spread over a row).
+        int64_t row = n;
+        for (const int64_t p : {pc, px, py}) {
+            if (p > 1) row = std::min(row, p);
+        }
+        const auto run = [&]<typename U>() {
+            std::vector<U> xRow, yRow;
+            std::vector<uint8_t> cRow;
+            const U* xs = reinterpret_cast<const U*>(x.raw());
+            const U* ys = reinterpret_cast<const U*>(y.raw());
+            if (px == 1 && row > 1) xRow.assign(static_cast<std::size_t>(row), xs[0]), xs = xRow.data();
+            if (py == 1 && row > 1) yRow.assign(static_cast<std::size_t>(row), ys[0]), ys = yRow.data();
+            if (pc == 1 && row > 1) cRow.assign(static_cast<std::size_t>(row), cond[0]);
+            const uint8_t* conds = cRow.empty() ? cond : cRow.data();
+            const int64_t pcr = pc == 1 ? row : pc, pxr = px == 1 ? row : px, pyr = py == 1 ? row : py;
+            U* zs = reinterpret_cast<U*>(z);
+            parallelFor(n / row, [&](int64_t s, int64_t e) {
+                for (int64_t r = s; r < e; ++r) {
+                    const int64_t at = r * row;
+                    const uint8_t* cr = conds + at % pcr;
+                    const U* xr = xs + at % pxr;
+                    const U* yr = ys + at % pyr;
+                    U* zr = zs + at;
+                    for (int64_t j = 0; j < row; ++j) zr[j] = cr[j] ? xr[j] : yr[j];
+                }
+            });
+        };
+        if (size == 1) run.template operator()<uint8_t>();
+        else if (size == 2) run.template operator()<uint16_t>();
+        else if (size == 4) run.template operator()<uint32_t>();
+        else run.template operator()<uint64_t>();
+        return ctx.setOutput(0, std::move(out));
+    }
     forEachBroadcast<3>(dims, strides, [&](int64_t i, const std::array<int64_t, 3>& at) {
         const std::byte* from = cond[at[0]] ? x.raw() + at[1] * static_cast<int64_t>(size) : y.raw() + at[2] * static_cast<int64_t>(size);
         std::memcpy(z + i * static_cast<int64_t>(size), from, size);

@@ -312,9 +312,10 @@ struct Readers {
 bool holdsNonFinite(const HostTensor& t) {
     const auto n = static_cast<std::size_t>(t.size());
     const auto any = [n](const auto* bits, auto mask) {
-        bool found = false;
-        for (std::size_t i = 0; i < n; ++i) found |= (bits[i] & mask) == mask;
-        return found;
+        using Bits = decltype(mask);
+        Bits found = 0;  // (an integer, not a bool, so the loop vectorises)
+        for (std::size_t i = 0; i < n; ++i) found |= static_cast<Bits>(((bits[i] & mask) == mask) ? 1 : 0);
+        return found != 0;
     };
     switch (t.dtype()) {
     case DType::F32: return any(t.data<uint32_t>(), uint32_t{0x7f800000u});
