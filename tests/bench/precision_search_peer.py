@@ -27,7 +27,11 @@ Run:
 
 --peer-python runs the peer again with another python, once per case: a venv with an older
 onnxconverter-common (1.14.0 with onnx 1.14.1, onnxruntime 1.16.3 and numpy < 2: the versions
-before its 1.16 rework), so both versions' figures stand in the one table.
+before its 1.16 rework), so both versions' figures stand in the one table. It may be given more than
+once; session 38 also ran 1.13.0 (onnx 1.14.1, onnxruntime 1.16.3), 1.15.0 (onnx 1.15.0, onnxruntime
+1.17.3, numpy < 2) and 1.17.0 (the GitHub head, `pip install` of its source) this way:
+    python3 -m venv tests/differential/.venv-occ115
+    tests/differential/.venv-occ115/bin/pip install onnxconverter-common==1.15.0 onnx==1.15.0 onnxruntime==1.17.3 "numpy<2"
 """
 
 import argparse
