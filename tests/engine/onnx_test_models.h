@@ -5,8 +5,11 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include <onnx/onnx_pb.h>
+
+#include "tensor/seeded_random.h"
 
 namespace ampstudio::onnx_test {
 
@@ -47,6 +50,21 @@ inline void setInt(onnx::NodeProto* node, const std::string& name, int64_t value
     attr->set_name(name);
     attr->set_type(onnx::AttributeProto::INT);
     attr->set_i(value);
+}
+
+// A float32 initializer of `dims` filled with scale * (uniform01 - 0.5) from `random`.
+inline onnx::TensorProto* addSeededFloats(onnx::GraphProto* graph, const std::string& name, const std::vector<int64_t>& dims,
+                                          SeededRandom& random, double scale) {
+    onnx::TensorProto* t = graph->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    int64_t n = 1;
+    for (const int64_t d : dims) {
+        t->add_dims(d);
+        n *= d;
+    }
+    for (int64_t i = 0; i < n; ++i) t->add_float_data(float(scale * (random.uniform01() - 0.5)));
+    return t;
 }
 
 }  // namespace ampstudio::onnx_test

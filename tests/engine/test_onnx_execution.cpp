@@ -382,17 +382,7 @@ private slots:
         addValue(g.mutable_output(), "z", {1, 32, 12, 12});
         addValue(g.mutable_output(), "v", {1, 16, 12, 12});
         SeededRandom random(3);
-        const auto weights = [&](const std::string& name, std::vector<int64_t> dims) {
-            onnx::TensorProto* t = g.add_initializer();
-            t->set_name(name);
-            t->set_data_type(onnx::TensorProto::FLOAT);
-            int64_t n = 1;
-            for (const int64_t d : dims) {
-                t->add_dims(d);
-                n *= d;
-            }
-            for (int64_t i = 0; i < n; ++i) t->add_float_data(float(random.uniform01() - 0.5) * 0.3f);
-        };
+        const auto weights = [&](const std::string& name, std::vector<int64_t> dims) { addSeededFloats(&g, name, dims, random, 0.3); };
         weights("w1", {32, 16, 3, 3});
         weights("w2", {32, 32, 1, 1});
         weights("w3", {16, 32, 3, 3});
@@ -443,17 +433,7 @@ private slots:
         addValue(g.mutable_input(), "x", {2, 16, 15, 15});
         addValue(g.mutable_output(), "y", {2, 32, 4, 4});
         SeededRandom random(5);
-        const auto weights = [&](const std::string& name, std::vector<int64_t> dims) {
-            onnx::TensorProto* t = g.add_initializer();
-            t->set_name(name);
-            t->set_data_type(onnx::TensorProto::FLOAT);
-            int64_t n = 1;
-            for (const int64_t d : dims) {
-                t->add_dims(d);
-                n *= d;
-            }
-            for (int64_t i = 0; i < n; ++i) t->add_float_data(float(random.uniform01() - 0.5) * 0.3f);
-        };
+        const auto weights = [&](const std::string& name, std::vector<int64_t> dims) { addSeededFloats(&g, name, dims, random, 0.3); };
         const auto ints = [](onnx::NodeProto* n, const char* name, std::vector<int64_t> values) {
             auto* a = n->add_attribute();
             a->set_name(name);

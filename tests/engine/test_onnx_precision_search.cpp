@@ -22,16 +22,8 @@ namespace {
 
 void addFloats(onnx::GraphProto* graph, const std::string& name, std::initializer_list<int64_t> dims, uint64_t seed,
                double scale) {
-    onnx::TensorProto* t = graph->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    int64_t n = 1;
-    for (const int64_t d : dims) {
-        t->add_dims(d);
-        n *= d;
-    }
     SeededRandom random(seed);
-    for (int64_t i = 0; i < n; ++i) t->add_float_data(float(scale * (random.uniform01() - 0.5)));
+    addSeededFloats(graph, name, dims, random, scale);
 }
 
 // Two outputs, as the MXNet suite's fragile graph: Exp of x + 10 (its input rounded to float16,

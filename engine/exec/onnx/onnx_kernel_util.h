@@ -34,6 +34,38 @@ inline float fastExp(float a) {
     return a != a ? a : y * scale;
 }
 
+// The sum of term(0) ... term(n - 1): in 16 float lanes (a float reduction the compiler may not
+// reorder itself, so the loop vectorises), the lanes and the rest added up in double.
+template <typename Term>
+inline double sumInLanes(int64_t n, Term&& term) {
+    constexpr int64_t kLanes = 16;
+    const int64_t whole = n / kLanes * kLanes;
+    float acc[kLanes] = {};
+    for (int64_t k = 0; k < whole; k += kLanes) {
+        for (int64_t l = 0; l < kLanes; ++l) acc[l] += term(k + l);
+    }
+    double sum = 0.0;
+    for (const float v : acc) sum += v;
+    for (int64_t k = whole; k < n; ++k) sum += term(k);
+    return sum;
+}
+
+// The largest of term(0) ... term(n - 1), -inf if none (NaN is never the largest), in 16 lanes.
+template <typename Term>
+inline float maxInLanes(int64_t n, Term&& term) {
+    constexpr int64_t kLanes = 16;
+    const int64_t whole = n / kLanes * kLanes;
+    float lane[kLanes];
+    for (float& v : lane) v = -std::numeric_limits<float>::infinity();
+    for (int64_t k = 0; k < whole; k += kLanes) {
+        for (int64_t l = 0; l < kLanes; ++l) lane[l] = term(k + l) > lane[l] ? term(k + l) : lane[l];
+    }
+    float m = -std::numeric_limits<float>::infinity();
+    for (const float v : lane) m = v > m ? v : m;
+    for (int64_t k = whole; k < n; ++k) m = term(k) > m ? term(k) : m;
+    return m;
+}
+
 // Calls body.template operator()<T>() with T the C++ type of `dtype`: float, double, the integer
 // types, bool. float16 / bfloat16 never reach a kernel that computes in float32 (the runner widens
 // them); other kernels that move bytes handle them by size. F selects the families admitted; any

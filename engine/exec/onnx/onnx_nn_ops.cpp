@@ -45,6 +45,18 @@ void materializeBlocked(const OnnxBlockedValue& value, HostTensor& plain) {
     d.stream.wait();
 }
 
+// Output 0 of a kernel that computed it in a blocked layout: kept so where every reader takes it
+// (ctx.outputMayStayBlocked), else written plain.
+void setBlockedOutput(OnnxKernelContext& ctx, const memory& out, const Dims& dims) {
+    HostTensor result = HostTensor::uninitialized(DType::F32, dims);
+    if (ctx.outputMayStayBlocked) {
+        ctx.blockedOutput = std::make_shared<OnnxBlockedValue>(OnnxBlockedValue{out});
+    } else {
+        materializeBlocked(OnnxBlockedValue{out}, result);
+    }
+    ctx.setOutput(0, std::move(result));
+}
+
 bool runBlockedElementwise(OnnxKernelContext& ctx) {
     const bool add = ctx.node.op == "Add";
     if ((!add && ctx.node.op != "Relu") || ctx.inputCount() != (add ? 2u : 1u) || !ctx.hasInput(0) || (add && !ctx.hasInput(1))) {
@@ -85,13 +97,7 @@ bool runBlockedElementwise(OnnxKernelContext& ctx) {
             for (int64_t i = b; i < e; ++i) z[i] = x[i] < 0.0f ? 0.0f : x[i];  // Relu's kernel: NaN and -0 kept
         }
     });
-    HostTensor result = HostTensor::uninitialized(DType::F32, a.dims());
-    if (ctx.outputMayStayBlocked) {
-        ctx.blockedOutput = std::make_shared<OnnxBlockedValue>(OnnxBlockedValue{out});
-    } else {
-        materializeBlocked(OnnxBlockedValue{out}, result);
-    }
-    ctx.setOutput(0, std::move(result));
+    setBlockedOutput(ctx, out, a.dims());
     return true;
 }
 
@@ -691,13 +697,7 @@ bool runBlockedMaxPool(OnnxKernelContext& ctx) {
             }
         }
     });
-    HostTensor result = HostTensor::uninitialized(DType::F32, outDims);
-    if (ctx.outputMayStayBlocked) {
-        ctx.blockedOutput = std::make_shared<OnnxBlockedValue>(OnnxBlockedValue{out});
-    } else {
-        materializeBlocked(OnnxBlockedValue{out}, result);
-    }
-    ctx.setOutput(0, std::move(result));
+    setBlockedOutput(ctx, out, outDims);
     return true;
 }
 
@@ -788,26 +788,11 @@ void normaliseRows(const float* in, float* out, int64_t outer, int64_t inner, fl
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void layerNormRows(const float* in, float* out, int64_t rows, int64_t inner, float epsilon, const float* scale,
                    const float* bias, float* meanOut, float* invStdOut) {
-    constexpr int64_t kLanes = 16;
-    const int64_t whole = inner / kLanes * kLanes;
     for (int64_t r = 0; r < rows; ++r) {
         const float* x = in + r * inner;
         float* y = out + r * inner;
-        float acc[kLanes] = {};
-        for (int64_t k = 0; k < whole; k += kLanes) {
-            for (int64_t l = 0; l < kLanes; ++l) acc[l] += x[k + l];
-        }
-        double sum = 0.0;
-        for (const float v : acc) sum += v;
-        for (int64_t k = whole; k < inner; ++k) sum += x[k];
-        const auto mean = static_cast<float>(sum / static_cast<double>(inner));
-        float sq[kLanes] = {};
-        for (int64_t k = 0; k < whole; k += kLanes) {
-            for (int64_t l = 0; l < kLanes; ++l) sq[l] += (x[k + l] - mean) * (x[k + l] - mean);
-        }
-        double squares = 0.0;
-        for (const float v : sq) squares += v;
-        for (int64_t k = whole; k < inner; ++k) squares += (x[k] - mean) * (x[k] - mean);
+        const auto mean = static_cast<float>(sumInLanes(inner, [&](int64_t k) { return x[k]; }) / static_cast<double>(inner));
+        const double squares = sumInLanes(inner, [&](int64_t k) { return (x[k] - mean) * (x[k] - mean); });
         const auto inv = static_cast<float>(1.0 / std::sqrt(squares / static_cast<double>(inner) + epsilon));
         if (bias) {
             for (int64_t k = 0; k < inner; ++k) y[k] = (x[k] - mean) * inv * scale[k] + bias[k];

@@ -139,28 +139,12 @@ enum class SoftmaxKind { Softmax, LogSoftmax, Hardmax };
 // this loop is most of a softmax's time and 4-wide SSE2 a quarter of what the CPU has.
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void softmaxRows(const float* in, float* out, int64_t rows, int64_t n) {
-    constexpr int64_t kLanes = 16;
-    const int64_t whole = n / kLanes * kLanes;
     for (int64_t r = 0; r < rows; ++r) {
         const float* xs = in + r * n;
         float* ys = out + r * n;
-        float lane[kLanes];
-        for (float& v : lane) v = -std::numeric_limits<float>::infinity();
-        for (int64_t k = 0; k < whole; k += kLanes) {
-            for (int64_t l = 0; l < kLanes; ++l) lane[l] = xs[k + l] > lane[l] ? xs[k + l] : lane[l];
-        }
-        float m = -std::numeric_limits<float>::infinity();
-        for (const float v : lane) m = v > m ? v : m;
-        for (int64_t k = whole; k < n; ++k) m = xs[k] > m ? xs[k] : m;  // (NaN is never the maximum)
+        const float m = maxInLanes(n, [&](int64_t k) { return xs[k]; });
         for (int64_t k = 0; k < n; ++k) ys[k] = fastExp(xs[k] - m);
-        float acc[kLanes] = {};
-        for (int64_t k = 0; k < whole; k += kLanes) {
-            for (int64_t l = 0; l < kLanes; ++l) acc[l] += ys[k + l];
-        }
-        double sum = 0.0;
-        for (const float v : acc) sum += v;
-        for (int64_t k = whole; k < n; ++k) sum += ys[k];
-        const auto scale = static_cast<float>(1.0 / sum);
+        const auto scale = static_cast<float>(1.0 / sumInLanes(n, [&](int64_t k) { return ys[k]; }));
         for (int64_t k = 0; k < n; ++k) ys[k] *= scale;
     }
 }
@@ -190,34 +174,13 @@ void softmax(OnnxKernelContext& ctx) {
             for (int64_t k = 0; k < b.n; ++k) ys[k * stride] = k == arg ? 1.0f : 0.0f;
             return;
         }
-        // The maximum and the sum in 16 lanes (a float reduction the compiler may not reorder
-        // itself); NaN is never the maximum, as before.
-        constexpr int64_t kLanes = 16;
-        const int64_t whole = b.n / kLanes * kLanes;
-        float lane[kLanes];
-        std::fill(lane, lane + kLanes, -std::numeric_limits<float>::infinity());
-        for (int64_t k = 0; k < whole; k += kLanes) {
-            for (int64_t l = 0; l < kLanes; ++l) lane[l] = xs[(k + l) * stride] > lane[l] ? xs[(k + l) * stride] : lane[l];
-        }
-        float m = -std::numeric_limits<float>::infinity();
-        for (const float v : lane) m = v > m ? v : m;
-        for (int64_t k = whole; k < b.n; ++k) m = xs[k * stride] > m ? xs[k * stride] : m;
-        const auto sumOf = [&](auto&& term) {
-            float acc[kLanes] = {};
-            for (int64_t k = 0; k < whole; k += kLanes) {
-                for (int64_t l = 0; l < kLanes; ++l) acc[l] += term(k + l);
-            }
-            double sum = 0.0;
-            for (const float v : acc) sum += v;
-            for (int64_t k = whole; k < b.n; ++k) sum += term(k);
-            return sum;
-        };
+        const float m = maxInLanes(b.n, [&](int64_t k) { return xs[k * stride]; });
         if constexpr (K == SoftmaxKind::Softmax) {
             for (int64_t k = 0; k < b.n; ++k) ys[k * stride] = fastExp(xs[k * stride] - m);
-            const auto scale = static_cast<float>(1.0 / sumOf([&](int64_t k) { return ys[k * stride]; }));
+            const auto scale = static_cast<float>(1.0 / sumInLanes(b.n, [&](int64_t k) { return ys[k * stride]; }));
             for (int64_t k = 0; k < b.n; ++k) ys[k * stride] *= scale;
         } else {
-            const auto logSum = static_cast<float>(std::log(sumOf([&](int64_t k) { return fastExp(xs[k * stride] - m); })));
+            const auto logSum = static_cast<float>(std::log(sumInLanes(b.n, [&](int64_t k) { return fastExp(xs[k * stride] - m); })));
             for (int64_t k = 0; k < b.n; ++k) ys[k * stride] = (xs[k * stride] - m) - logSum;
         }
     };
