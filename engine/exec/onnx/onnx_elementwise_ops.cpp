@@ -86,20 +86,6 @@ float fastTanh(float a) {
 
 enum class Result { SameAsInput, Bool };
 
-// Where `operand` broadcast to `out` repeats one contiguous block (its dims equal out's on a suffix
-// of the axes, 1 on the rest): that block's size; 0 otherwise.
-int64_t suffixPeriod(const Dims& operand, const Dims& out) {
-    if (operand.size() > out.size()) return 0;
-    const std::size_t shift = out.size() - operand.size();
-    std::size_t k = operand.size();
-    int64_t period = 1;
-    while (k > 0 && operand[k - 1] == out[shift + k - 1]) period *= operand[--k];
-    while (k > 0) {
-        if (operand[--k] != 1) return 0;
-    }
-    return period > 0 ? period : 0;
-}
-
 template <typename T, typename Fn>
 void broadcastLoop(const HostTensor& a, const HostTensor& b, HostTensor& out, Fn&& fn) {
     using R = std::remove_cvref_t<decltype(fn(T{}, T{}))>;

@@ -34,6 +34,20 @@ inline float fastExp(float a) {
     return a != a ? a : y * scale;
 }
 
+// Where `operand` broadcast to `out` repeats one contiguous block (its dims equal out's on a suffix
+// of the axes, 1 on the rest): that block's size; 0 otherwise.
+inline int64_t suffixPeriod(const Dims& operand, const Dims& out) {
+    if (operand.size() > out.size()) return 0;
+    const std::size_t shift = out.size() - operand.size();
+    std::size_t k = operand.size();
+    int64_t period = 1;
+    while (k > 0 && operand[k - 1] == out[shift + k - 1]) period *= operand[--k];
+    while (k > 0) {
+        if (operand[--k] != 1) return 0;
+    }
+    return period > 0 ? period : 0;
+}
+
 // The sum of term(0) ... term(n - 1): in 16 float lanes (a float reduction the compiler may not
 // reorder itself, so the loop vectorises), the lanes and the rest added up in double.
 template <typename Term>

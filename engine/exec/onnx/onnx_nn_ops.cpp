@@ -254,9 +254,18 @@ void gemm(OnnxKernelContext& ctx) {
         requireFloat32(ctx, c);
         const Dims both = broadcastDims(ctx, c.dims(), y.dims());
         if (both != y.dims()) ctx.fail("C " + dimsString(c.dims()) + " does not broadcast to " + dimsString(y.dims()));
-        const std::array<std::vector<int64_t>, 1> s{broadcastStrides(c.dims(), y.dims())};
         const float* cv = c.data<float>();
-        forEachBroadcast<1>(y.dims(), s, [&](int64_t i, const std::array<int64_t, 1>& at) { out[i] += beta * cv[at[0]]; });
+        if (const int64_t p = suffixPeriod(c.dims(), y.dims()); p > 0 && p == n) {
+            // A bias row (a Linear layer's): row by row on both cores.
+            parallelFor(m, [&](int64_t s, int64_t e) {
+                for (int64_t r = s; r < e; ++r) {
+                    for (int64_t j = 0; j < n; ++j) out[r * n + j] += beta * cv[j];
+                }
+            });
+        } else {
+            const std::array<std::vector<int64_t>, 1> s{broadcastStrides(c.dims(), y.dims())};
+            forEachBroadcast<1>(y.dims(), s, [&](int64_t i, const std::array<int64_t, 1>& at) { out[i] += beta * cv[at[0]]; });
+        }
     }
     ctx.setOutput(0, std::move(y));
 }
