@@ -314,45 +314,6 @@ std::string checkerCannotJudge(const onnx::ModelProto& model) {
     return {};
 }
 
-// libonnx 1.12's convolution shape inference indexes the weight's dims by the input's rank without
-// checking that the two agree: a ConvInteger reading a rank-3 input and a rank-4 weight (which the
-// checker accepts) reads past the end and crashes (the fuzzer found it). Later ONNX checks the ranks;
-// this puts that check in front of each convolution schema's inference function, once per process.
-void guardConvolutionInference() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        const std::pair<const char*, std::size_t> convolutions[] = {
-            {"Conv", 1}, {"ConvInteger", 1}, {"ConvTranspose", 1}, {"QLinearConv", 3}};
-        const int newest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second;
-        std::unordered_set<const onnx::OpSchema*> guarded;
-        for (const auto& [name, weight] : convolutions) {
-            for (int version = 1; version <= newest; ++version) {
-                const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(name, version, "");
-                if (!schema || !guarded.insert(schema).second) continue;
-                onnx::InferenceFunction original = schema->GetTypeAndShapeInferenceFunction();
-                const std::string op = name;
-                const std::size_t w = weight;
-                // (The registry's schemas are const to its readers; this process is its only writer.)
-                const_cast<onnx::OpSchema*>(schema)->TypeAndShapeInferenceFunction(
-                    [original, op, w](onnx::InferenceContext& ctx) {
-                        const onnx::TypeProto* x = ctx.getNumInputs() > 0 ? ctx.getInputType(0) : nullptr;
-                        const onnx::TypeProto* k = ctx.getNumInputs() > w ? ctx.getInputType(w) : nullptr;
-                        const auto rank = [](const onnx::TypeProto* t) {
-                            return t && t->has_tensor_type() && t->tensor_type().has_shape()
-                                       ? t->tensor_type().shape().dim_size()
-                                       : -1;
-                        };
-                        if (rank(x) >= 0 && rank(k) >= 0 && rank(x) != rank(k)) {
-                            fail_shape_inference(op, ": the input's rank (", rank(x), ") differs from the weight's (",
-                                                 rank(k), ")");
-                        }
-                        if (original) original(ctx);
-                    });
-            }
-        }
-    });
-}
-
 // onnx::checker (full); the failure's message, empty when it passes.
 std::string checkerFailure(const onnx::ModelProto& model) {
     try {
@@ -1570,7 +1531,7 @@ ConversionResult convertOnnxModel(const FormatSource& source, const ConversionOp
     }
     PhaseClock clock;
     amp_detail::checkListsAndTarget(options);
-    guardConvolutionInference();
+    guardLibonnxInference();
     clock.mark("lists checked, schemas guarded");
     try {
         ConversionResult result;

@@ -13,11 +13,13 @@
 #include <deque>
 #include <memory>
 #include <memory_resource>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -370,9 +372,56 @@ std::optional<std::vector<const onnx::OpSchema*>> fastPathSchemas(const onnx::Mo
 
 }  // namespace
 
+// libonnx 1.12's inference functions trust ranks the checker does not check: the convolutions'
+// index the weight's dims by the input's rank (a ConvInteger reading a rank-3 input and a rank-4
+// weight reads past the end; the fuzzer found it), and the recurrent layers' read X's dims 0 and 1
+// of any rank (a rank-1 X: found by the fuzzer in this driver, where InferShapes' arena copy hid the
+// read past the end). Later ONNX checks both; this puts those checks in front of each such schema's
+// inference function, once per process.
+void guardLibonnxInference() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        // op, the input whose rank the weight's must equal (or 0: none), the input that must have rank 3
+        struct Guard {
+            const char* op;
+            std::size_t weight;
+            int rank3Input;
+        };
+        const Guard guards[] = {{"Conv", 1, -1}, {"ConvInteger", 1, -1}, {"ConvTranspose", 1, -1}, {"QLinearConv", 3, -1},
+                                {"RNN", 0, 0},   {"GRU", 0, 0},         {"LSTM", 0, 0}};
+        const int newest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second;
+        std::unordered_set<const onnx::OpSchema*> guarded;
+        for (const Guard& g : guards) {
+            for (int version = 1; version <= newest; ++version) {
+                const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(g.op, version, "");
+                if (!schema || !guarded.insert(schema).second) continue;
+                onnx::InferenceFunction original = schema->GetTypeAndShapeInferenceFunction();
+                const std::string op = g.op;
+                const Guard guard = g;
+                // (The registry's schemas are const to its readers; this process is its only writer.)
+                const_cast<onnx::OpSchema*>(schema)->TypeAndShapeInferenceFunction([original, op, guard](onnx::InferenceContext& ctx) {
+                    const auto rank = [&](std::size_t i) {
+                        const TypeProto* t = ctx.getNumInputs() > i ? ctx.getInputType(i) : nullptr;
+                        return t && t->has_tensor_type() && t->tensor_type().has_shape() ? t->tensor_type().shape().dim_size() : -1;
+                    };
+                    if (guard.weight > 0 && rank(0) >= 0 && rank(guard.weight) >= 0 && rank(0) != rank(guard.weight)) {
+                        fail_shape_inference(op, ": the input's rank (", rank(0), ") differs from the weight's (", rank(guard.weight), ")");
+                    }
+                    if (guard.rank3Input >= 0) {
+                        const int r = rank(static_cast<std::size_t>(guard.rank3Input));
+                        if (r >= 0 && r != 3) fail_shape_inference(op, ": X has rank ", r, ", not 3");
+                    }
+                    if (original) original(ctx);
+                });
+            }
+        }
+    });
+}
+
 bool strictInferenceHasFastPath(const onnx::ModelProto& model) { return fastPathSchemas(model).has_value(); }
 
 std::string strictInferenceFailureByInferShapes(const onnx::ModelProto& model) {
+    guardLibonnxInference();
     try {
         // On an arena: the copy and the value_info inference adds are hundreds of thousands of
         // small messages, freed at once.
@@ -388,6 +437,7 @@ std::string strictInferenceFailureByInferShapes(const onnx::ModelProto& model) {
 }
 
 std::string strictInferenceFailure(const onnx::ModelProto& model) {
+    guardLibonnxInference();
     const std::optional<std::vector<const onnx::OpSchema*>> schemas = fastPathSchemas(model);
     if (!schemas) return strictInferenceFailureByInferShapes(model);
     try {

@@ -31,6 +31,11 @@ std::string strictInferenceFailure(const onnx::ModelProto& model);
 // what strictInferenceFailure falls back to.
 std::string strictInferenceFailureByInferShapes(const onnx::ModelProto& model);
 
+// Puts the rank checks later ONNX has in front of libonnx 1.12's convolution and recurrent
+// schemas' inference functions (which read past a dims array otherwise), once per process. Both
+// functions above call it; so does everything else that calls those inference functions.
+void guardLibonnxInference();
+
 // Whether strictInferenceFailure takes its fast path on `model` (else it runs InferShapes).
 bool strictInferenceHasFastPath(const onnx::ModelProto& model);
 
