@@ -372,23 +372,25 @@ std::optional<std::vector<const onnx::OpSchema*>> fastPathSchemas(const onnx::Mo
 
 }  // namespace
 
-// libonnx 1.12's inference functions trust ranks the checker does not check: the convolutions'
-// index the weight's dims by the input's rank (a ConvInteger reading a rank-3 input and a rank-4
-// weight reads past the end; the fuzzer found it), and the recurrent layers' read X's dims 0 and 1
-// of any rank (a rank-1 X: found by the fuzzer in this driver, where InferShapes' arena copy hid the
-// read past the end). Later ONNX checks both; this puts those checks in front of each such schema's
-// inference function, once per process.
+// libonnx 1.12's inference functions trust what the checker does not check: the convolutions index
+// the weight's dims by the input's rank (a ConvInteger reading a rank-3 input and a rank-4 weight
+// reads past the end), the recurrent layers read X's dims 0 and 1 of any rank (a rank-1 X: InferShapes'
+// arena copy had hidden the read past the end), and the convolutions and poolings divide by their
+// strides (a stride of 0: a division by zero). The fuzzer found each. Later ONNX checks them; this
+// puts those checks in front of each such schema's inference function, once per process.
 void guardLibonnxInference() {
     static std::once_flag once;
     std::call_once(once, [] {
-        // op, the input whose rank the weight's must equal (or 0: none), the input that must have rank 3
         struct Guard {
             const char* op;
-            std::size_t weight;
-            int rank3Input;
+            std::size_t weight;    // the input whose rank the data's must equal (0: none)
+            bool rank3X;           // X (input 0) must have rank 3
+            bool positiveWindow;   // strides, dilations and kernel_shape must be positive
         };
-        const Guard guards[] = {{"Conv", 1, -1}, {"ConvInteger", 1, -1}, {"ConvTranspose", 1, -1}, {"QLinearConv", 3, -1},
-                                {"RNN", 0, 0},   {"GRU", 0, 0},         {"LSTM", 0, 0}};
+        const Guard guards[] = {{"Conv", 1, false, true},        {"ConvInteger", 1, false, true}, {"ConvTranspose", 1, false, true},
+                                {"QLinearConv", 3, false, true}, {"AveragePool", 0, false, true}, {"MaxPool", 0, false, true},
+                                {"LpPool", 0, false, true},      {"MaxUnpool", 0, false, true},   {"RNN", 0, true, false},
+                                {"GRU", 0, true, false},         {"LSTM", 0, true, false}};
         const int newest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second;
         std::unordered_set<const onnx::OpSchema*> guarded;
         for (const Guard& g : guards) {
@@ -407,9 +409,15 @@ void guardLibonnxInference() {
                     if (guard.weight > 0 && rank(0) >= 0 && rank(guard.weight) >= 0 && rank(0) != rank(guard.weight)) {
                         fail_shape_inference(op, ": the input's rank (", rank(0), ") differs from the weight's (", rank(guard.weight), ")");
                     }
-                    if (guard.rank3Input >= 0) {
-                        const int r = rank(static_cast<std::size_t>(guard.rank3Input));
-                        if (r >= 0 && r != 3) fail_shape_inference(op, ": X has rank ", r, ", not 3");
+                    if (guard.rank3X && rank(0) >= 0 && rank(0) != 3) fail_shape_inference(op, ": X has rank ", rank(0), ", not 3");
+                    if (guard.positiveWindow) {
+                        for (const char* name : {"strides", "dilations", "kernel_shape"}) {
+                            const AttributeProto* a = ctx.getAttribute(name);
+                            if (!a) continue;
+                            for (const int64_t v : a->ints()) {
+                                if (v <= 0) fail_shape_inference(op, ": ", name, " holds ", v, ", not a positive number");
+                            }
+                        }
                     }
                     if (original) original(ctx);
                 });

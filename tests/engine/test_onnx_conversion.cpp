@@ -608,8 +608,8 @@ private slots:
 
     // Models the fuzzer made libonnx 1.12's shape inference crash on (a ConvInteger whose input and
     // weight ranks differ, which the checker accepts; a Scan the checker refuses; a GRU whose X has
-    // rank 1, which read past X's dims in the memoised inference): each converts to a report, or to a
-    // ConversionError, never a crash.
+    // rank 1, which read past X's dims in the memoised inference; a Conv with a stride of 0, a
+    // division by zero): each converts to a report, or to a ConversionError, never a crash.
     void modelsThatCrashedLibonnxConvert() {
         const fs::path corpus = AMS_SOURCE_DIR "/tests/fuzz/corpus/onnx_model";
         int seen = 0;
@@ -629,12 +629,13 @@ private slots:
                     };
                     if (entry.path().filename() == "convinteger-rank-mismatch.onnx") QVERIFY(said("differs from the weight"));
                     if (entry.path().filename() == "gru-rank1-input.onnx") QVERIFY(said("X has rank 1, not 3"));
+                    if (entry.path().filename() == "conv-zero-stride.onnx") QVERIFY(said("strides holds 0"));
                 } catch (const ConversionError&) {
                 }
             }
             ++seen;
         }
-        QCOMPARE(seen, 3);
+        QCOMPARE(seen, 4);
     }
 
     void listsAreCheckedAgainstTheSchemas() {
