@@ -310,6 +310,7 @@ struct Readers {
 // Whether a floating-point tensor holds an inf or a NaN (the exponent bits all set): one pass,
 // no branch per element.
 bool holdsNonFinite(const HostTensor& t) {
+    if (!t.defined()) return false;  // (a tensor of a dtype without values here: a string tensor)
     const auto n = static_cast<std::size_t>(t.size());
     const auto any = [n](const auto* bits, auto mask) {
         using Bits = decltype(mask);
