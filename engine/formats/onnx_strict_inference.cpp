@@ -133,7 +133,7 @@ bool needsSymbols(const TypeProto& t) {
 class StrictInference {
 public:
     StrictInference(const onnx::ModelProto& model, const std::vector<const onnx::OpSchema*>& schemas)
-        : m_model(model), m_graph(model.graph()), m_opsets(opsetsOf(model)), m_schemas(schemas) {}
+        : m_model(model), m_graph(model.graph()), m_schemas(schemas) {}
 
     // Throws as InferShapes would; returns normally when the model passes.
     void run() {
@@ -327,7 +327,6 @@ private:
 
     const onnx::ModelProto& m_model;
     const GraphProto& m_graph;
-    const std::unordered_map<std::string, int> m_opsets;
     onnx::shape_inference::SymbolTableImpl m_symbols;
     const std::vector<const onnx::OpSchema*>& m_schemas;  // per node (strictInferenceHasFastPath's)
     // The entries made by the hundred thousand, freed at once.

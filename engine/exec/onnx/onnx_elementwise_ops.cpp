@@ -274,8 +274,6 @@ void where(OnnxKernelContext& ctx) {
     const Dims dims = broadcastDims(ctx, broadcastDims(ctx, c.dims(), x.dims()), y.dims());
     HostTensor out = HostTensor::uninitialized(x.dtype(), dims);
     const std::size_t size = dtypeSize(x.dtype());
-    const std::array<std::vector<int64_t>, 3> strides{broadcastStrides(c.dims(), dims), broadcastStrides(x.dims(), dims),
-                                                      broadcastStrides(y.dims(), dims)};
     const auto* cond = c.data<uint8_t>();
     std::byte* z = out.mutableRaw();
     // Each operand whole or one block repeated along the outer axes (an attention mask, a scalar):
@@ -318,6 +316,8 @@ void where(OnnxKernelContext& ctx) {
         else run.template operator()<uint64_t>();
         return ctx.setOutput(0, std::move(out));
     }
+    const std::array<std::vector<int64_t>, 3> strides{broadcastStrides(c.dims(), dims), broadcastStrides(x.dims(), dims),
+                                                      broadcastStrides(y.dims(), dims)};
     forEachBroadcast<3>(dims, strides, [&](int64_t i, const std::array<int64_t, 3>& at) {
         const std::byte* from = cond[at[0]] ? x.raw() + at[1] * static_cast<int64_t>(size) : y.raw() + at[2] * static_cast<int64_t>(size);
         std::memcpy(z + i * static_cast<int64_t>(size), from, size);

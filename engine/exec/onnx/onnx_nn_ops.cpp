@@ -416,7 +416,7 @@ void conv(OnnxKernelContext& ctx) {
         const bool mayStay = addResidual ? ctx.residualOutputMayStayBlocked : ctx.outputMayStayBlocked;
         const bool keepBlocked = mayStay && ctx.storeAs[0] == DType::F32 && pd.dst_desc() != dst;
         memory dstPlain = keepBlocked ? memory() : memory(dst, d.engine, y.mutableData<float>());
-        memory dstMem;
+        memory dstMem = pd.dst_desc() == dst && !keepBlocked ? dstPlain : memory();
         if (addResidual) {
             // The residual's own buffer takes the sum where nothing else reads it later and its layout
             // is the primitive's; else it is copied (reordered) into the destination first.
@@ -425,11 +425,11 @@ void conv(OnnxKernelContext& ctx) {
             if (ctx.residualBlocked && ctx.residualMayBeOverwritten && residual.get_desc() == pd.dst_desc()) {
                 dstMem = residual;
             } else {
-                dstMem = pd.dst_desc() == dst && !keepBlocked ? dstPlain : memory(pd.dst_desc(), d.engine);
+                if (!dstMem) dstMem = memory(pd.dst_desc(), d.engine);
                 dnnl::reorder(residual, dstMem).execute(d.stream, residual, dstMem);
             }
-        } else {
-            dstMem = pd.dst_desc() == dst && !keepBlocked ? dstPlain : memory(pd.dst_desc(), d.engine);
+        } else if (!dstMem) {
+            dstMem = memory(pd.dst_desc(), d.engine);
         }
         std::unordered_map<int, memory> args{{DNNL_ARG_SRC, srcMem},
                                              {DNNL_ARG_WEIGHTS, weightsFor(d, wt, weights, pd.weights_desc())},
