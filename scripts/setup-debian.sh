@@ -11,6 +11,8 @@ AMS_PACKAGES=(
     # ONNX models: libonnx's protobuf classes (and checker, shape inference) over protobuf; the
     # conformance models that test_onnx_format opens.
     libonnx-dev libprotobuf-dev libonnx-testdata
+    # Abseil's Swiss tables: the name tables of the ONNX import and pass (engine/formats/name_tables.h).
+    libabsl-dev
     # Only recommended by libdnnl-dev, but its CMake config calls find_package(OpenCL REQUIRED).
     ocl-icd-opencl-dev
     dataset-fashion-mnist

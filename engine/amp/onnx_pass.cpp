@@ -50,6 +50,7 @@
 #include "amp/op_list_index.h"
 #include "amp/report_storage.h"
 #include "formats/load_error.h"
+#include "formats/name_tables.h"
 #include "formats/onnx_graph_import.h"
 #include "formats/onnx_model.h"
 #include "formats/onnx_model_copy.h"
@@ -215,34 +216,42 @@ struct ValueState {
 struct Scope {
     Scope* parent = nullptr;
     GraphProto* graph = nullptr;
-    std::unordered_map<std::string, ValueState> values;
-    std::unordered_map<std::string, std::string> casts;  // name + '\n' + type -> cast output
+    NameStore* names = nullptr;  // the pass's: the keys below are its copies
+    NameMap<ValueState> values;
+    absl::flat_hash_map<std::pair<std::string_view, int32_t>, std::string_view> casts;  // (name, type) -> cast output
     std::vector<int32_t> outputTypes;  // a body's outputs in the original model, once walked
     std::string path;                  // a body's place, "<node>/<attribute>/", for the report
 
-    const ValueState* find(const std::string& name) const {
+    // The entry for a value of this scope, made when there is none. (A reference into the table:
+    // good until the next value is added.)
+    ValueState& value(std::string_view name) {
+        auto it = values.find(name);
+        if (it == values.end()) it = values.emplace(names->keep(name), ValueState{}).first;
+        return it->second;
+    }
+    const ValueState* find(std::string_view name) const {
         for (const Scope* s = this; s; s = s->parent) {
             const auto it = s->values.find(name);
             if (it != s->values.end()) return &it->second;
         }
         return nullptr;
     }
-    int32_t originalType(const std::string& name) const {
+    int32_t originalType(std::string_view name) const {
         const ValueState* v = find(name);
         return v ? v->original : kUnknown;
     }
-    int32_t currentType(const std::string& name) const {
+    int32_t currentType(std::string_view name) const {
         const ValueState* v = find(name);
         return v ? v->now() : kUnknown;
     }
     // Its type in the converted model, where set (kUnknown otherwise).
-    int32_t setType(const std::string& name) const {
+    int32_t setType(std::string_view name) const {
         const auto it = values.find(name);
         return it == values.end() || it->second.current == kUnset ? kUnknown : it->second.current;
     }
-    const std::string* findCast(const std::string& key) const {
+    const std::string_view* findCast(std::string_view name, int32_t type) const {
         for (const Scope* s = this; s; s = s->parent) {
-            const auto it = s->casts.find(key);
+            const auto it = s->casts.find(std::pair(name, type));
             if (it != s->casts.end()) return &it->second;
         }
         return nullptr;
@@ -388,7 +397,8 @@ bool holdsOutOfRange(const TensorProto& tensor, int32_t target) {
 
 // A main-graph constant whose readers decide its stored dtype.
 struct Flexible {
-    enum class Kind { Initializer, ConstantNode, GraphInput } kind;
+    enum class Kind { Initializer, ConstantNode, GraphInput } kind = Kind::Initializer;
+    std::string_view name;  // (the pass's copy)
     int index = 0;  // initializer / graph input / node index (in the main graph's final node list)
     bool float32Reader = false;
     bool targetReader = false;
@@ -431,7 +441,9 @@ private:
         return m_castToTarget && (m_target == TensorProto::FLOAT16 ? var.allowsF16 : var.allowsBF16);
     }
     std::string castOf(Scope& scope, const std::string& name, int32_t to, NodeList& emitted);
-    std::string freshName(const std::string& base);
+    // The constant `name`'s entry, made with `kind` and `index` when there is none.
+    Flexible& addFlexible(std::string_view name, Flexible::Kind kind, int index);
+    const std::string& freshName(const std::string& base);
     void needFrom(const std::string& name, int32_t type, NodeProto& node, int input, Scope& scope,
                   NodeList& emitted);
 
@@ -456,9 +468,13 @@ private:
     // Every value and node name in the model, as views: of the original's proto and Graph IR (which
     // no one changes while the pass runs), of the converted copy's tensors (which keep their names),
     // and of m_newNames, which owns the names the pass makes.
-    std::unordered_set<std::string_view> m_taken;
+    NameSet m_taken;
     std::deque<std::string> m_newNames;
-    std::unordered_map<std::string, Flexible> m_flexible;
+    NameStore m_names;  // the keys of the scopes' tables
+    // The main graph's constants whose readers decide their type (addresses kept: values point at
+    // them), and by name.
+    std::deque<Flexible> m_flexibles;
+    NameMap<Flexible*> m_flexible;
     std::unordered_map<std::string, std::string> m_renames;  // main-graph names changed at the end
     onnx::ModelProto m_converted;
     // The main graph's initializers whose bytes the copy left out (m_converted has no raw_data for
@@ -501,20 +517,31 @@ const SchemaFacts* OnnxPass::schemaOf(const NodeProto& node, const std::string& 
     return it->second.schema ? &it->second : nullptr;
 }
 
-std::string OnnxPass::freshName(const std::string& base) {
+Flexible& OnnxPass::addFlexible(std::string_view name, Flexible::Kind kind, int index) {
+    if (const auto it = m_flexible.find(name); it != m_flexible.end()) return *it->second;
+    Flexible& f = m_flexibles.emplace_back();
+    f.kind = kind;
+    f.name = m_names.keep(name);
+    f.index = index;
+    m_flexible.emplace(f.name, &f);
+    return f;
+}
+
+// (The name stays where it is for the pass's life: tables may key by it.)
+const std::string& OnnxPass::freshName(const std::string& base) {
     std::string name = base;
     for (int k = 1; m_taken.contains(name); ++k) name = base + "_" + std::to_string(k);
-    m_taken.insert(m_newNames.emplace_back(name));
-    return name;
+    const std::string& kept = m_newNames.emplace_back(std::move(name));
+    m_taken.insert(kept);
+    return kept;
 }
 
 std::string OnnxPass::castOf(Scope& scope, const std::string& name, int32_t to, NodeList& emitted) {
-    const std::string key = name + '\n' + std::to_string(to);
-    if (const std::string* found = scope.findCast(key)) return *found;
-    const std::string out = freshName(name + "_amp_cast_" + typeName(to));
+    if (const std::string_view* found = scope.findCast(name, to)) return std::string(*found);
+    const std::string& out = freshName(name + "_amp_cast_" + typeName(to));
     emitted.push_back(std::make_unique<NodeProto>(castNode(out, name, out, to)));
-    scope.casts.emplace(key, out);
-    ValueState& state = scope.values[out];
+    scope.casts.emplace(std::pair(m_names.keep(name), to), out);
+    ValueState& state = scope.value(out);
     state.original = to;
     state.current = to;
     if (&scope == m_mainScope) {
@@ -737,6 +764,7 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
         AttributeProto& attr = *node.mutable_attribute(a);
         const auto convertBody = [&](GraphProto& body, int g) {
             Scope inner;
+            inner.names = &m_names;
             inner.path = scope.path + (irName.empty() ? node.op_type() : irName) + "/" + attr.name() + (g >= 0 ? "[" + std::to_string(g) + "]" : "") + "/";
             inner.parent = &scope;
             inner.graph = &body;
@@ -771,7 +799,7 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
         if (original == kUnknown && switched != kUnknown) original = kFloat;  // bound to a float group
         // One variable, one type: an output bound to a switched group has the group's type.
         const int32_t type = switched != kUnknown ? switched : original;
-        ValueState& state = scope.values[name];
+        ValueState& state = scope.value(name);
         if (original != kUnknown) state.original = original;
         state.current = type;
         if (o == 0) out.dtype = type;
@@ -790,7 +818,7 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
 // also waits for the values its bodies read from this graph.
 std::vector<int> topologicalOrder(const GraphProto& graph) {
     const int count = graph.node_size();
-    std::unordered_map<std::string, int> producer;
+    NameMap<int> producer;
     for (int p = 0; p < count; ++p) {
         for (const std::string& name : graph.node(p).output()) {
             if (!name.empty()) producer.emplace(name, p);
@@ -848,7 +876,7 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
     // The declared types; the walk adds every node output's (originalOutputTypes).
     const auto declare = [&](const onnx::ValueInfoProto& v) {
         if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() != kUnknown) {
-            scope.values[v.name()].original = v.type().tensor_type().elem_type();
+            scope.value(v.name()).original = v.type().tensor_type().elem_type();
         }
     };
     // (About one output per node, the inputs and initializers, the casts: no rehash on the way.)
@@ -858,16 +886,26 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
     for (int i = 0; i < graph.input_size(); ++i) {
         declare(graph.input(i));
         if (static_cast<std::size_t>(i) < interfaceTypes.size() && interfaceTypes[static_cast<std::size_t>(i)] != kUnknown) {
-            ValueState& state = scope.values[graph.input(i).name()];
+            ValueState& state = scope.value(graph.input(i).name());
             if (state.original == kUnknown) state.original = interfaceTypes[static_cast<std::size_t>(i)];
         }
     }
-    for (const auto& t : graph.initializer()) scope.values[t.name()].original = t.data_type();
+    for (const auto& t : graph.initializer()) scope.value(t.name()).original = t.data_type();
     if (main) {
-        for (auto& [name, f] : m_flexible) scope.values[name].flexible = &f;  // initializers, graph inputs
+        for (Flexible& f : m_flexibles) scope.value(f.name).flexible = &f;  // initializers, graph inputs
     }
 
-    const std::vector<int> order = topologicalOrder(graph);
+    // The main graph in the order of the original's Graph IR (the same earliest-first sort, done
+    // when the model was read); a body sorted here.
+    std::vector<int> order;
+    if (main) {
+        order.reserve(static_cast<std::size_t>(graph.node_size()));
+        for (const int p : m_model.protoNodeOf) {
+            if (p >= 0) order.push_back(p);
+        }
+    } else {
+        order = topologicalOrder(graph);
+    }
     NodeList nodes(static_cast<std::size_t>(graph.node_size()));
     {
         std::vector<NodeProto*> released(nodes.size());
@@ -893,15 +931,13 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
             !m_lists.isExcluded(*irNames[static_cast<std::size_t>(p)])) {
             for (const AttributeProto& attr : node.attribute()) {
                 if (attr.name() == "value" && attr.has_t() && attr.t().data_type() == kFloat) {
-                    Flexible f{Flexible::Kind::ConstantNode, static_cast<int>(emitted.size()), false, false,
-                               {}};
-                    f.outOfRange = holdsOutOfRange(attr.t(), m_target);
-                    if (f.outOfRange) {
+                    constant = &addFlexible(node.output(0), Flexible::Kind::ConstantNode, static_cast<int>(emitted.size()));
+                    constant->outOfRange = holdsOutOfRange(attr.t(), m_target);
+                    if (constant->outOfRange) {
                         m_warnings.push_back("Constant '" + node.output(0) + "' holds values beyond " + m_targetName +
                                              "'s range: widest and pass-through nodes that read it run in float32");
                     }
-                    constant = &m_flexible.emplace(node.output(0), std::move(f)).first->second;
-                    scope.values[node.output(0)].flexible = constant;
+                    scope.value(node.output(0)).flexible = constant;
                 }
             }
         }
@@ -1010,9 +1046,9 @@ void OnnxPass::settleFlexibles(Scope& main, NodeList& prepended) {
     GraphProto& graph = *main.graph;
     // Deterministic order: by name.
     std::vector<std::pair<std::string_view, Flexible*>> all;
-    all.reserve(m_flexible.size());
-    for (auto& [name, f] : m_flexible) {
-        if (f.targetReader) all.emplace_back(name, &f);
+    all.reserve(m_flexibles.size());
+    for (Flexible& f : m_flexibles) {
+        if (f.targetReader) all.emplace_back(f.name, &f);
     }
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::unordered_map<std::string_view, onnx::ValueInfoProto*> inputs;  // IR < 4: initializers are inputs too
@@ -1053,7 +1089,7 @@ void OnnxPass::settleFlexibles(Scope& main, NodeList& prepended) {
                     m_warnings.push_back("initializer '" + name + "' is read in float32 and in " + m_targetName +
                                          ": kept exact in float32, with a " + m_targetName + " copy '" + f->placeholder + "'");
                 }
-                main.values[name].current = inPlace ? m_target : kFloat;
+                main.value(name).current = inPlace ? m_target : kFloat;
                 break;
             }
             case Flexible::Kind::ConstantNode: {
@@ -1073,13 +1109,13 @@ void OnnxPass::settleFlexibles(Scope& main, NodeList& prepended) {
                     }
                     prepended.push_back(std::make_unique<NodeProto>(std::move(copy)));
                 }
-                main.values[name].current = inPlace ? m_target : kFloat;
+                main.value(name).current = inPlace ? m_target : kFloat;
                 break;
             }
             case Flexible::Kind::GraphInput: {
                 if (inPlace) {
                     graph.mutable_input(f->index)->mutable_type()->mutable_tensor_type()->set_elem_type(m_target);
-                    main.values[name].current = m_target;
+                    main.value(name).current = m_target;
                 } else {
                     prepended.push_back(std::make_unique<NodeProto>(castNode(f->placeholder, name, f->placeholder, m_target)));
                     m_mainCasts.push_back({f->placeholder, name, m_target});
@@ -1106,10 +1142,9 @@ void OnnxPass::settleGraphOutputs(Scope& main) {
         // type: the one internal float32 readers already use where there is one, else a new one.
         const std::string lowName = freshName(name + "_amp_" + typeName(now));
         m_renames[name] = lowName;
-        main.values[lowName].current = now;
-        const std::string key = name + '\n' + std::to_string(declared);
-        if (const auto it = main.casts.find(key); it != main.casts.end()) {
-            m_renames[it->second] = name;
+        main.value(lowName).current = now;
+        if (const auto it = main.casts.find(std::pair(std::string_view(name), declared)); it != main.casts.end()) {
+            m_renames[std::string(it->second)] = name;
             continue;
         }
         NodeProto cast = castNode(freshName(name + "_amp_cast_" + typeName(declared)), lowName, name, declared);
@@ -1219,6 +1254,7 @@ ConversionResult OnnxPass::run() {
     for (const Node& n : m_model.graph->nodes) m_taken.insert(n.name);
 
     Scope main;
+    main.names = &m_names;
     main.graph = m_converted.mutable_graph();
     m_mainScope = &main;
     GraphProto& graph = *main.graph;
@@ -1230,27 +1266,26 @@ ConversionResult OnnxPass::run() {
         // with IR < 4 every initializer is an input, and a weight.
         const bool overridable = inputNames.contains(t.name()) && m_converted.ir_version() >= 4;
         if (t.data_type() == kFloat && !overridable && !m_lists.isExcluded(t.name())) {
-            Flexible f{Flexible::Kind::Initializer, i, false, false, {}};
+            Flexible& f = addFlexible(t.name(), Flexible::Kind::Initializer, i);
             f.outOfRange = m_dataLeftOut[static_cast<std::size_t>(i)] ? holdsOutOfRange(initializerBytes(i), m_target)
                                                                        : holdsOutOfRange(t, m_target);
             if (f.outOfRange) {
                 m_warnings.push_back("initializer '" + t.name() + "' holds values beyond " + m_targetName +
                                      "'s range: widest and pass-through nodes that read it run in float32");
             }
-            m_flexible.emplace(t.name(), std::move(f));
         }
     }
     if (m_options.lowPrecisionIo) {
         for (int i = 0; i < graph.input_size(); ++i) {
             const auto& v = graph.input(i);
             if (!m_flexible.contains(v.name()) && v.type().has_tensor_type() && v.type().tensor_type().elem_type() == kFloat) {
-                m_flexible.emplace(v.name(), Flexible{Flexible::Kind::GraphInput, i, false, false, {}});
+                addFlexible(v.name(), Flexible::Kind::GraphInput, i);
             }
         }
     }
     // Graph outputs and body outputs reading a constant directly read it in float32.
     for (const auto& v : graph.output()) {
-        if (auto it = m_flexible.find(v.name()); it != m_flexible.end()) it->second.float32Reader = true;
+        if (auto it = m_flexible.find(v.name()); it != m_flexible.end()) it->second->float32Reader = true;
     }
 
     m_clock.mark("set-up");
@@ -1384,7 +1419,7 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
 
     // Where each original value came from (IR node name and output).
     const Graph& before = *m_model.graph;
-    std::unordered_map<std::string, SourceOutput> sourceOf;
+    NameMap<SourceOutput> sourceOf;  // (views of the original's names)
     const GraphProto& originalGraph = m_model.proto.graph();
     for (std::size_t id = 0; id < before.size(); ++id) {
         const int p = m_model.protoNodeOf[id];
@@ -1399,7 +1434,7 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
 
     // Decisions, one per original IR node.
     report.nodes.reserve(before.size());
-    std::unordered_map<std::string, int32_t> finalVariableTypes;
+    NameMap<int32_t> finalVariableTypes;  // (views of the converted model's names)
     for (const auto& v : converted.graph().input()) {
         if (v.type().has_tensor_type()) finalVariableTypes[v.name()] = v.type().tensor_type().elem_type();
     }
@@ -1412,15 +1447,17 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
         if (p < 0) {
             d.precision = NodePrecision::Variable;
             d.rule = DecisionRule::Variable;
-            const auto it = finalVariableTypes.find(node.name);
-            if (it != finalVariableTypes.end()) d.dtype = dtypeFromOnnx(it->second).value_or(DType::Unknown);
-            if (const auto f = m_flexible.find(node.name); f != m_flexible.end() && f->second.targetReader) {
-                const bool input = f->second.kind == Flexible::Kind::GraphInput;
+            if (const auto it = finalVariableTypes.find(node.name); it != finalVariableTypes.end()) {
+                d.dtype = dtypeFromOnnx(it->second).value_or(DType::Unknown);
+            }
+            if (const auto it = m_flexible.find(node.name); it != m_flexible.end() && it->second->targetReader) {
+                const Flexible* f = it->second;
+                const bool input = f->kind == Flexible::Kind::GraphInput;
                 d.detail = storage->keep(
-                    f->second.float32Reader
+                    f->float32Reader
                         ? (input ? "read in float32 and " + m_targetName + ": stays float32, cast for the " + m_targetName + " readers"
                                  : "read in float32 and " + m_targetName + ": stays exact in float32, its " + m_targetName +
-                                       " readers read the copy " + f->second.placeholder)
+                                       " readers read the copy " + f->placeholder)
                         : (input ? "every reader runs in " + m_targetName + ": the input is " + m_targetName + " (--low-precision-io)"
                                  : "every reader runs in " + m_targetName + ": stored in " + m_targetName));
             }
@@ -1447,7 +1484,7 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
 
     // Casts of the main graph, with their readers in the converted graph.
     const Graph& after = result.graph;
-    std::unordered_map<std::string, std::size_t> castIndex;
+    NameMap<std::size_t> castIndex;
     for (std::size_t i = 0; i < m_mainCasts.size(); ++i) castIndex.emplace(m_mainCasts[i].name, i);
     std::vector<std::vector<std::string_view>> readers(m_mainCasts.size());
     std::vector<NodeId> castNode(m_mainCasts.size(), kNoCastNode);
@@ -1455,16 +1492,16 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
         const auto it = castIndex.find(after.nodes[id].name);
         if (it != castIndex.end() && after.nodes[id].op == "Cast") castNode[it->second] = static_cast<NodeId>(id);
     }
-    std::unordered_map<NodeId, std::size_t> castOfNode;
+    constexpr std::size_t kNotACast = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> castOfNode(after.size(), kNotACast);  // by node id
     for (std::size_t i = 0; i < castNode.size(); ++i) {
-        if (castNode[i] != kNoCastNode) castOfNode.emplace(castNode[i], i);
+        if (castNode[i] != kNoCastNode) castOfNode[castNode[i]] = i;
     }
     std::size_t consumerCount = 0;
     for (const Node& node : after.nodes) {
         for (const NodeEntry& e : node.inputs) {
-            const auto it = castOfNode.find(e.node);
-            if (it != castOfNode.end()) {
-                readers[it->second].push_back(storage->keep(node.name));
+            if (const std::size_t cast = castOfNode[e.node]; cast != kNotACast) {
+                readers[cast].push_back(storage->keep(node.name));
                 ++consumerCount;
             }
         }

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "formats/load_error.h"
+#include "formats/name_tables.h"
 #include "formats/onnx_tensor_data.h"
 
 namespace ampstudio {
@@ -173,7 +174,7 @@ std::vector<int> earliestFirstOrder(const std::vector<std::vector<int>>& consume
 OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file) {
     // Keyed by views of the proto's own strings (it outlives this call): no name is copied to be
     // looked up, which a 100k-node graph would otherwise do half a million times.
-    std::unordered_map<std::string_view, Source> sources;
+    NameMap<Source> sources;
     sources.reserve(static_cast<std::size_t>(proto.node_size()) * 2 + static_cast<std::size_t>(proto.initializer_size()));
     std::vector<Node> variables;
     const auto addVariable = [&](const std::string& name, std::string type, bool mayRepeat) {
@@ -219,24 +220,28 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
         return it->second;
     };
 
-    // Inputs and captured values per node, then Kahn's algorithm with the earliest node first.
+    // Inputs and captured values per node; then the order: the file's where every node reads only
+    // earlier ones (as ONNX requires, and as nearly every file is), else Kahn's algorithm with the
+    // earliest node first.
     std::vector<std::vector<Source>> captured(static_cast<std::size_t>(count));
-    std::vector<std::vector<int>> consumers(static_cast<std::size_t>(count));
-    std::vector<int> pending(static_cast<std::size_t>(count), 0);
-    std::vector<int> producers;
     // The sources of every node's non-empty inputs, node after node: looked up once.
     std::vector<Source> inputSources;
     std::vector<std::size_t> inputsBegin(static_cast<std::size_t>(count) + 1, 0);
     inputSources.reserve(static_cast<std::size_t>(count) * 2);
+    bool fileOrderIsTopological = true;
     for (int p = 0; p < count; ++p) {
         const NodeProto& node = proto.node(p);
-        producers.clear();
         inputsBegin[static_cast<std::size_t>(p)] = inputSources.size();
+        const auto read = [&](const Source& source) {
+            if (source.variable) return;
+            if (source.index == p) throw LoadError(file, nodePlace(node, p), "reads its own output");
+            fileOrderIsTopological = fileOrderIsTopological && source.index < p;
+        };
         for (const std::string& name : node.input()) {
             if (name.empty()) continue;
             const Source& source = sourceOf(name, [&] { return nodePlace(node, p); });
+            read(source);
             inputSources.push_back(source);
-            if (!source.variable) producers.push_back(source.index);
         }
         const bool hasBodies = std::any_of(node.attribute().begin(), node.attribute().end(), [](const AttributeProto& a) {
             return a.has_g() || a.graphs_size() > 0;
@@ -248,22 +253,37 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
             std::sort(outerSorted.begin(), outerSorted.end());
             for (const std::string& name : outerSorted) {
                 const Source& source = sourceOf(name, [&] { return nodePlace(node, p) + ": a subgraph"; });
+                read(source);
                 captured[static_cast<std::size_t>(p)].push_back(source);
-                if (!source.variable) producers.push_back(source.index);
             }
         }
-        std::sort(producers.begin(), producers.end());
-        producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
-        for (const int producer : producers) {
-            if (producer == p) {
-                throw LoadError(file, nodePlace(node, p), "reads its own output");
-            }
-            consumers[static_cast<std::size_t>(producer)].push_back(p);
-        }
-        pending[static_cast<std::size_t>(p)] = static_cast<int>(producers.size());
     }
     inputsBegin[static_cast<std::size_t>(count)] = inputSources.size();
-    const std::vector<int> order = earliestFirstOrder(consumers, pending);
+    std::vector<int> order;
+    if (fileOrderIsTopological) {
+        order.resize(static_cast<std::size_t>(count));
+        for (int p = 0; p < count; ++p) order[static_cast<std::size_t>(p)] = p;
+    } else {
+        std::vector<std::vector<int>> consumers(static_cast<std::size_t>(count));
+        std::vector<int> pending(static_cast<std::size_t>(count), 0);
+        std::vector<int> producers;
+        for (int p = 0; p < count; ++p) {
+            producers.clear();
+            const std::size_t begin = inputsBegin[static_cast<std::size_t>(p)];
+            const std::size_t end = inputsBegin[static_cast<std::size_t>(p) + 1];
+            for (std::size_t k = begin; k < end; ++k) {
+                if (!inputSources[k].variable) producers.push_back(inputSources[k].index);
+            }
+            for (const Source& source : captured[static_cast<std::size_t>(p)]) {
+                if (!source.variable) producers.push_back(source.index);
+            }
+            std::sort(producers.begin(), producers.end());
+            producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
+            for (const int producer : producers) consumers[static_cast<std::size_t>(producer)].push_back(p);
+            pending[static_cast<std::size_t>(p)] = static_cast<int>(producers.size());
+        }
+        order = earliestFirstOrder(consumers, pending);
+    }
     if (order.size() != static_cast<std::size_t>(count)) {
         std::vector<char> placed(static_cast<std::size_t>(count), 0);
         for (const int q : order) placed[static_cast<std::size_t>(q)] = 1;
@@ -274,7 +294,7 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
 
     // Names: values keep theirs; a node keeps its own unless taken, then the file order decides.
     // (Views again: of the proto's names, and of `names`' strings, which stay put once taken.)
-    std::unordered_set<std::string_view> taken;
+    NameSet taken;
     taken.reserve(variables.size() + static_cast<std::size_t>(count));
     for (const auto& input : proto.input()) taken.insert(input.name());
     for (const auto& t : proto.initializer()) taken.insert(t.name());

@@ -12,7 +12,6 @@
 #include <cstring>
 #include <deque>
 #include <memory>
-#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -23,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "formats/name_tables.h"
 #include "formats/onnx_model_copy.h"
 
 namespace ampstudio {
@@ -329,11 +329,9 @@ private:
     const GraphProto& m_graph;
     onnx::shape_inference::SymbolTableImpl m_symbols;
     const std::vector<const onnx::OpSchema*>& m_schemas;  // per node (strictInferenceHasFastPath's)
-    // The entries made by the hundred thousand, freed at once.
-    std::pmr::monotonic_buffer_resource m_arena;
-    std::pmr::unordered_map<std::string_view, Value> m_values{&m_arena};
+    NameMap<Value> m_values;  // (keyed by the model's names)
     std::deque<TypeProto> m_owned;
-    std::unordered_map<std::string, std::vector<std::unique_ptr<Inferred>>> m_memo;
+    absl::flat_hash_map<std::string, std::vector<std::unique_ptr<Inferred>>> m_memo;
     std::unordered_map<std::string, uint32_t> m_typeIds;
     std::unordered_map<const TensorProto*, std::string> m_dataBytes;
     std::vector<const TypeProto*> m_inputTypes;  // (one node's, reused)
