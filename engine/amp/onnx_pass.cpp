@@ -51,6 +51,7 @@
 #include "amp/report_storage.h"
 #include "formats/load_error.h"
 #include "formats/name_tables.h"
+#include "formats/onnx_checker.h"
 #include "formats/onnx_graph_import.h"
 #include "formats/onnx_model.h"
 #include "formats/onnx_model_copy.h"
@@ -106,6 +107,12 @@ uint64_t initializerByteCount(const GraphProto& graph) {
     }
     return bytes;
 }
+
+// Every name the pass makes contains this: only the model's names that contain it too can clash
+// with one, so the pass's taken-name set holds those alone (none in a model never converted),
+// not the hundreds of thousands of names a large model has.
+constexpr std::string_view kMadeNameMark = "_amp_";
+bool mayClashWithMadeNames(std::string_view name) { return name.find(kMadeNameMark) != std::string_view::npos; }
 
 // AMS_ONNX_PASS_PHASES=1 prints each phase's milliseconds to stderr (for the benchmark's profile).
 struct PhaseClock {
@@ -323,18 +330,6 @@ std::string checkerCannotJudge(const onnx::ModelProto& model) {
     return {};
 }
 
-// onnx::checker (full); the failure's message, empty when it passes.
-std::string checkerFailure(const onnx::ModelProto& model) {
-    try {
-        onnx::checker::check_model(model);
-    } catch (const std::exception& e) {
-        return std::string("onnx::checker: ") + e.what();
-    } catch (...) {
-        return "onnx::checker: an unknown error";
-    }
-    return {};
-}
-
 // libonnx's checker, then strict shape inference (check_type, error mode 1; onnx_strict_inference.h)
 // once the checker passed: libonnx's inference functions assume a model the checker accepted
 // (Scan-9's dereferences a body a malformed Scan lacks: the fuzzer found it), so a model it refuses
@@ -465,9 +460,10 @@ private:
     bool m_castToTarget = true;
     std::unordered_map<std::string, int> m_opsets;
     std::unordered_map<std::string, SchemaFacts> m_schemas;  // by op key; facts.schema null: none
-    // Every value and node name in the model, as views: of the original's proto and Graph IR (which
-    // no one changes while the pass runs), of the converted copy's tensors (which keep their names),
-    // and of m_newNames, which owns the names the pass makes.
+    // The names a made name must not be: the model's that could equal one (mayClashWithMadeNames),
+    // as views of the original's proto and Graph IR (which no one changes while the pass runs) and
+    // of the converted copy's tensors (which keep their names), and every name made so far, as views
+    // of m_newNames, which owns them.
     NameSet m_taken;
     std::deque<std::string> m_newNames;
     NameStore m_names;  // the keys of the scopes' tables
@@ -529,6 +525,7 @@ Flexible& OnnxPass::addFlexible(std::string_view name, Flexible::Kind kind, int 
 
 // (The name stays where it is for the pass's life: tables may key by it.)
 const std::string& OnnxPass::freshName(const std::string& base) {
+    if (!mayClashWithMadeNames(base)) throw std::logic_error("a name the pass makes without " + std::string(kMadeNameMark));
     std::string name = base;
     for (int k = 1; m_taken.contains(name); ++k) name = base + "_" + std::to_string(k);
     const std::string& kept = m_newNames.emplace_back(std::move(name));
@@ -1223,27 +1220,19 @@ ConversionResult OnnxPass::run() {
         }
     }
 
-    // Every name in the model is taken: new names never collide.
-    std::size_t names = 0;
-    const std::function<void(const GraphProto&)> countNames = [&](const GraphProto& g) {
-        names += static_cast<std::size_t>(g.input_size() + g.output_size() + g.value_info_size() + 2 * g.node_size());
-        for (const NodeProto& n : g.node()) {
-            for (const AttributeProto& a : n.attribute()) {
-                if (a.has_g()) countNames(a.g());
-                for (const GraphProto& b : a.graphs()) countNames(b);
-            }
-        }
+    // The model's names that a name the pass makes could equal (mayClashWithMadeNames): new names
+    // never collide with one.
+    const auto take = [&](const std::string& name) {
+        if (mayClashWithMadeNames(name)) m_taken.insert(name);
     };
-    countNames(m_model.proto.graph());
-    m_taken.reserve(names + static_cast<std::size_t>(m_model.proto.graph().initializer_size()));
-    forEachOnnxTensor(m_converted, [&](TensorProto& t) { m_taken.insert(t.name()); });
+    forEachOnnxTensor(m_converted, [&](TensorProto& t) { take(t.name()); });
     const std::function<void(const GraphProto&)> takeNames = [&](const GraphProto& g) {
-        for (const auto& v : g.input()) m_taken.insert(v.name());
-        for (const auto& v : g.output()) m_taken.insert(v.name());
-        for (const auto& v : g.value_info()) m_taken.insert(v.name());
+        for (const auto& v : g.input()) take(v.name());
+        for (const auto& v : g.output()) take(v.name());
+        for (const auto& v : g.value_info()) take(v.name());
         for (const NodeProto& n : g.node()) {
-            m_taken.insert(n.name());
-            for (const std::string& o : n.output()) m_taken.insert(o);
+            take(n.name());
+            for (const std::string& o : n.output()) take(o);
             for (const AttributeProto& a : n.attribute()) {
                 if (a.has_g()) takeNames(a.g());
                 for (const GraphProto& b : a.graphs()) takeNames(b);
@@ -1251,7 +1240,7 @@ ConversionResult OnnxPass::run() {
         }
     };
     takeNames(m_model.proto.graph());
-    for (const Node& n : m_model.graph->nodes) m_taken.insert(n.name);
+    for (const Node& n : m_model.graph->nodes) take(n.name);
 
     Scope main;
     main.names = &m_names;
@@ -1536,8 +1525,9 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
     std::sort(m_storedInTarget.begin(), m_storedInTarget.end());
     report.storedInTargetDtype = m_storedInTarget;
     result.storedInTargetDtype = {m_storedInTarget.begin(), m_storedInTarget.end()};
+    m_clock.mark("report");
     judge();
-    m_clock.mark("report (and the checks beside it)");
+    m_clock.mark("(waiting for the checks)");
     report.warnings = m_warnings;
     report.unmatchableListEntries = unmatchableOnnxEntries(m_options.lists);
     report.bodyNodes.reserve(m_bodyOutcomes.size());

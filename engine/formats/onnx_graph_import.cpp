@@ -176,7 +176,11 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
     // looked up, which a 100k-node graph would otherwise do half a million times.
     NameMap<Source> sources;
     sources.reserve(static_cast<std::size_t>(proto.node_size()) * 2 + static_cast<std::size_t>(proto.initializer_size()));
-    std::vector<Node> variables;
+    // The IR's nodes, made in place (variables first, then the nodes in order): never moved.
+    OnnxGraphImport result;
+    std::vector<Node>& variables = result.graph.nodes;
+    variables.reserve(static_cast<std::size_t>(proto.input_size() + proto.initializer_size() + proto.sparse_initializer_size() +
+                                               proto.node_size()));
     const auto addVariable = [&](const std::string& name, std::string type, bool mayRepeat) {
         if (name.empty()) {
             throw LoadError(file, "graph", "an input or initializer without a name");
@@ -186,10 +190,9 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
             if (mayRepeat && it->second.variable) return;  // an initializer giving an input its default
             throw LoadError(file, "value '" + name + "'", "defined twice");
         }
-        Node node;
+        Node& node = variables.emplace_back();
         node.name = name;
         node.attrs["type"] = std::move(type);
-        variables.push_back(std::move(node));
     };
     for (const auto& input : proto.input()) addVariable(input.name(), typeText(input.type()), false);
     for (const auto& t : proto.initializer()) addVariable(t.name(), tensorText(t), true);
@@ -317,7 +320,6 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
         for (int k = 1; !taken.insert(name).second; ++k) name = base + "_" + std::to_string(k);
     }
 
-    OnnxGraphImport result;
     Graph& graph = result.graph;
     const auto firstOp = static_cast<NodeId>(variables.size());
     std::vector<NodeId> idOf(static_cast<std::size_t>(count));
@@ -325,12 +327,10 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
     const auto entryOf = [&](const Source& s) {
         return NodeEntry{s.variable ? static_cast<NodeId>(s.index) : idOf[static_cast<std::size_t>(s.index)], s.output, 0};
     };
-    graph.nodes = std::move(variables);
-    graph.nodes.reserve(graph.nodes.size() + order.size());
     result.protoNodeOf.assign(graph.nodes.size(), -1);
     for (const int p : order) {
         const NodeProto& proto_node = proto.node(p);
-        Node node;
+        Node& node = graph.nodes.emplace_back();
         node.op = opOf(proto_node);
         node.name = std::move(names[static_cast<std::size_t>(p)]);
         node.numOutputs = static_cast<uint32_t>(proto_node.output_size());
@@ -343,7 +343,6 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
         node.controlDeps.erase(std::unique(node.controlDeps.begin(), node.controlDeps.end()), node.controlDeps.end());
         node.attrs.reserve(static_cast<std::size_t>(proto_node.attribute_size()));
         for (const AttributeProto& attr : proto_node.attribute()) node.attrs[attr.name()] = attributeText(attr);
-        graph.nodes.push_back(std::move(node));
         result.protoNodeOf.push_back(p);
     }
     for (const auto& output : proto.output()) {

@@ -224,6 +224,36 @@ private slots:
         QCOMPARE(declaredType(inferred.graph().output(), "Y"), F32);
     }
 
+    // A model that already has the names the pass would make (a value "X_amp_cast_float16", a node
+    // "W_amp_cast_float16", a graph output "H" whose float16 value the pass calls "H_amp_float16"):
+    // the pass's names step aside ("_1"), and the result is valid (no value defined twice).
+    void madeNamesStepAsideFromTheModels() {
+        onnx::ModelProto model = emptyModel();
+        auto* g = model.mutable_graph();
+        addValue(g->mutable_input(), "X", {2, 4});
+        addValue(g->mutable_output(), "H", {2, 4});
+        addValue(g->mutable_output(), "X_amp_cast_float16", {2, 4});
+        addValue(g->mutable_output(), "H_amp_float16", {2, 4});
+        addFloats(g, "W", {4, 4}, ramp(16));
+        addNode(g, "Relu", "W_amp_cast_float16", {"X"}, {"X_amp_cast_float16"});  // named like a cast
+        addNode(g, "MatMul", "mm", {"X", "W"}, {"H"});
+        addNode(g, "Relu", "relu", {"H"}, {"H_amp_float16"});
+
+        const ConversionResult result = convert(model, optionsFor(DType::F16));
+        checkedModel(result);
+        const onnx::GraphProto& c = protoOf(result).graph();
+        const onnx::NodeProto* mm = nodeNamed(c, "mm");
+        QCOMPARE(mm->input(0), std::string("X_amp_cast_float16_1"));
+        QCOMPARE(producerOf(c, "X_amp_cast_float16")->name(), std::string("W_amp_cast_float16"));
+        QCOMPARE(mm->output(0), std::string("H_amp_float16_1"));
+        QCOMPARE(producerOf(c, "H")->op_type(), std::string("Cast"));
+        // (relu's float16 output is a graph output too: it gets its own name, its cast the output's.)
+        QCOMPARE(producerOf(c, "H_amp_float16")->op_type(), std::string("Cast"));
+        QCOMPARE(producerOf(c, producerOf(c, "H_amp_float16")->input(0))->name(), std::string("relu"));
+        std::unordered_set<std::string> nodeNames;
+        for (const auto& n : c.node()) QVERIFY2(nodeNames.insert(n.name()).second, n.name().c_str());
+    }
+
     // MatMul -> H, a graph output that a second MatMul also reads.
     void aGraphOutputConsumedInsideStaysCorrect_data() {
         QTest::addColumn<bool>("lowPrecisionIo");
