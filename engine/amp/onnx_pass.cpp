@@ -215,6 +215,10 @@ struct ValueState {
     int32_t original = kUnknown;  // its type in the original model
     int32_t current = kUnset;     // its type in the converted model (kUnset: the original's)
     Flexible* flexible = nullptr; // a main-graph constant whose readers decide its stored type
+    // A main-graph node output's producer in the original's Graph IR (its name there, and which
+    // output): what the report names as a cast's source. Null for anything else.
+    const std::string* producer = nullptr;
+    uint32_t producerOutput = 0;
     int32_t now() const { return current != kUnset ? current : original; }
 };
 
@@ -489,7 +493,13 @@ private:
     struct CastMade {
         std::string name, source;
         int32_t to;
+        const std::string* sourceNode = nullptr;  // the source's producer in the original's IR (null: a variable, or made here)
+        uint32_t sourceOutput = 0;
     };
+    void recordMainCast(const Scope& main, const std::string& name, const std::string& source, int32_t to) {
+        const ValueState* state = main.find(source);
+        m_mainCasts.push_back({name, source, to, state ? state->producer : nullptr, state ? state->producerOutput : 0});
+    }
     std::vector<CastMade> m_mainCasts;
     std::vector<NodeProto> m_outputCasts;
     std::size_t m_bodyCasts = 0;
@@ -542,7 +552,7 @@ std::string OnnxPass::castOf(Scope& scope, const std::string& name, int32_t to, 
     state.original = to;
     state.current = to;
     if (&scope == m_mainScope) {
-        m_mainCasts.push_back({out, name, to});
+        recordMainCast(scope, out, name, to);
     } else {
         ++m_bodyCasts;
     }
@@ -797,6 +807,10 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
         // One variable, one type: an output bound to a switched group has the group's type.
         const int32_t type = switched != kUnknown ? switched : original;
         ValueState& state = scope.value(name);
+        if (&scope == m_mainScope) {
+            state.producer = &irName;
+            state.producerOutput = static_cast<uint32_t>(o);
+        }
         if (original != kUnknown) state.original = original;
         state.current = type;
         if (o == 0) out.dtype = type;
@@ -938,7 +952,8 @@ void OnnxPass::convertGraph(Scope& scope, bool main, const std::vector<int32_t>&
                 }
             }
         }
-        const std::string irName = main ? *irNames[static_cast<std::size_t>(p)] : node.name();
+        // (For the main graph the IR's own string, which outlives the pass.)
+        const std::string& irName = main ? *irNames[static_cast<std::size_t>(p)] : node.name();
         // The converted model names every node as the original's Graph IR did (an unnamed node's
         // IR name depends on its place in the file, which casts shift): both views then share names.
         if (main && node.name() != irName) node.set_name(irName);
@@ -1115,7 +1130,7 @@ void OnnxPass::settleFlexibles(Scope& main, NodeList& prepended) {
                     main.value(name).current = m_target;
                 } else {
                     prepended.push_back(std::make_unique<NodeProto>(castNode(f->placeholder, name, f->placeholder, m_target)));
-                    m_mainCasts.push_back({f->placeholder, name, m_target});
+                    recordMainCast(main, f->placeholder, name, m_target);
                 }
                 break;
             }
@@ -1145,7 +1160,7 @@ void OnnxPass::settleGraphOutputs(Scope& main) {
             continue;
         }
         NodeProto cast = castNode(freshName(name + "_amp_cast_" + typeName(declared)), lowName, name, declared);
-        m_mainCasts.push_back({cast.name(), name, declared});
+        recordMainCast(main, cast.name(), name, declared);
         m_outputCasts.push_back(std::move(cast));  // added after the renames
     }
 }
@@ -1406,20 +1421,8 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
     model->graphDigest = onnxGraphDigest(result.graph);  // (the result holds the graph itself)
     m_clock.mark("graph IR of the result");
 
-    // Where each original value came from (IR node name and output).
     const Graph& before = *m_model.graph;
-    NameMap<SourceOutput> sourceOf;  // (views of the original's names)
     const GraphProto& originalGraph = m_model.proto.graph();
-    for (std::size_t id = 0; id < before.size(); ++id) {
-        const int p = m_model.protoNodeOf[id];
-        const std::string_view name = storage->keep(before.nodes[id].name);
-        if (p < 0) {
-            sourceOf.emplace(before.nodes[id].name, SourceOutput{name, 0});
-        } else {
-            const NodeProto& node = originalGraph.node(p);
-            for (int o = 0; o < node.output_size(); ++o) sourceOf.emplace(node.output(o), SourceOutput{name, static_cast<uint32_t>(o)});
-        }
-    }
 
     // Decisions, one per original IR node.
     report.nodes.reserve(before.size());
@@ -1503,11 +1506,9 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
         record.name = storage->keep(c.name);
         record.op = "Cast";
         record.dtype = storage->keep(typeName(c.to));
-        if (const auto it = sourceOf.find(c.source); it != sourceOf.end()) {
-            record.source = it->second;
-        } else {
-            record.source = {storage->keep(c.source), 0};
-        }
+        // Where the value came from: its producer in the original's IR, else the value itself (a
+        // variable's IR node has its name).
+        record.source = c.sourceNode ? SourceOutput{storage->keep(*c.sourceNode), c.sourceOutput} : SourceOutput{storage->keep(c.source), 0};
         const std::size_t begin = storage->consumers.size();
         storage->consumers.insert(storage->consumers.end(), readers[i].begin(), readers[i].end());
         record.consumers = std::span<const std::string_view>(storage->consumers.data() + begin, readers[i].size());

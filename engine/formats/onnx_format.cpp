@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -288,11 +289,24 @@ void inlineExternalTensorsBeyondInitializers(onnx::ModelProto& copy, const OnnxM
 }
 
 uint64_t onnxGraphDigest(const Graph& graph) {
-    // FNV-1a over every field sameGraph compares, each delimited.
+    // Every field sameGraph compares, each delimited, mixed in eight bytes at a time (FNV-1a's
+    // byte at a time was 20 ms of a 100k-node conversion, and again of its save); the digest is
+    // compared only within the process.
     uint64_t h = 1469598103934665603ull;
+    const auto mix = [&](uint64_t word) {
+        h = (h ^ word) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    };
     const auto bytes = [&](const void* data, std::size_t n) {
         const auto* p = static_cast<const unsigned char*>(data);
-        for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+        for (; n >= 8; p += 8, n -= 8) {
+            uint64_t word;
+            std::memcpy(&word, p, 8);
+            mix(word);
+        }
+        uint64_t tail = 0;
+        std::memcpy(&tail, p, n);
+        mix(tail ^ (static_cast<uint64_t>(n) << 59));
     };
     const auto text = [&](const std::string& t) {
         const uint64_t n = t.size();

@@ -254,6 +254,40 @@ private slots:
         for (const auto& n : c.node()) QVERIFY2(nodeNames.insert(n.name()).second, n.name().c_str());
     }
 
+    // The report's casts name what they cast as the original's IR does: a node output by its
+    // producer and output index (Split's second output, an unnamed node by its IR name), a graph
+    // input by its name; their readers and whether they feed a graph output.
+    void castRecordsNameTheirSources() {
+        onnx::ModelProto model = emptyModel();
+        auto* g = model.mutable_graph();
+        addValue(g->mutable_input(), "X", {2, 4});
+        addValue(g->mutable_output(), "Y", {2, 4});
+        addValue(g->mutable_output(), "S", {2, 2});
+        addFloats(g, "W", {4, 4}, ramp(16));
+        addNode(g, "MatMul", "mm", {"X", "W"}, {"h"});
+        setInt(addNode(g, "Split", "split", {"h"}, {"left", "right"}), "axis", 1);
+        addNode(g, "Softmax", "", {"right"}, {"S"});  // unnamed: "Softmax_2" in the IR
+        addNode(g, "Relu", "relu", {"h"}, {"Y"});
+
+        const ConversionResult result = convert(model, optionsFor(DType::F16));
+        checkedModel(result);
+        std::map<std::string, const CastRecord*> bySource;  // "node:output" -> record
+        for (const CastRecord& c : result.report.casts) {
+            bySource[std::string(c.source.node) + ":" + std::to_string(c.source.output)] = &c;
+        }
+        QVERIFY(bySource.contains("X:0"));  // the graph input, cast to float16 for mm
+        QCOMPARE(bySource["X:0"]->dtype, std::string_view("float16"));
+        QCOMPARE(std::vector<std::string_view>(bySource["X:0"]->consumers.begin(), bySource["X:0"]->consumers.end()),
+                 std::vector<std::string_view>{"mm"});
+        QVERIFY(bySource.contains("split:1"));  // Split's right half (float16) cast back for the float32 Softmax
+        QCOMPARE(bySource["split:1"]->dtype, std::string_view("float32"));
+        QCOMPARE(std::vector<std::string_view>(bySource["split:1"]->consumers.begin(), bySource["split:1"]->consumers.end()),
+                 std::vector<std::string_view>{"Softmax_2"});
+        QVERIFY(!bySource["split:1"]->feedsGraphOutput);
+        QVERIFY(bySource.contains("relu:0"));  // Relu's float16 output cast to the declared float32 of Y
+        QVERIFY(bySource["relu:0"]->feedsGraphOutput);
+    }
+
     // MatMul -> H, a graph output that a second MatMul also reads.
     void aGraphOutputConsumedInsideStaysCorrect_data() {
         QTest::addColumn<bool>("lowPrecisionIo");
