@@ -401,8 +401,7 @@ struct Flexible {
     int index = 0;  // initializer / graph input / node index (in the main graph's final node list)
     bool float32Reader = false;
     bool targetReader = false;
-    std::string placeholder;  // the name of a copy in the target dtype, should one be needed (made by the first)
-    std::vector<std::pair<NodeProto*, int>> targetReads{};  // (node, input) reading it in the target dtype
+    std::string placeholder;  // the name of its copy in the target dtype, where both precisions read it (made at the end)
     // Holds finite values beyond the target's range (an attention mask of -FLT_MAX): it counts as
     // float32 in widest and pass-through decisions, so arithmetic on it stays in float32 (saturated
     // to the dtype's max, mask + score would still overflow to -inf, and Softmax of -inf rows is NaN).
@@ -475,6 +474,12 @@ private:
     // them), and by name.
     std::deque<Flexible> m_flexibles;
     NameMap<Flexible*> m_flexible;
+    struct TargetRead {  // input `input` of `node` reads `constant` in the target dtype
+        Flexible* constant;
+        NodeProto* node;
+        int input;
+    };
+    std::vector<TargetRead> m_targetReads;
     std::unordered_map<std::string, std::string> m_renames;  // main-graph names changed at the end
     onnx::ModelProto m_converted;
     // The main graph's initializers whose bytes the copy left out (m_converted has no raw_data for
@@ -573,8 +578,7 @@ void OnnxPass::needFrom(const std::string& name, int32_t type, NodeProto& node, 
             // It reads `name` as long as the constant is stored in the target dtype; should a float32
             // reader keep it float32, the end points these readers at a converted copy.
             f.targetReader = true;
-            if (f.placeholder.empty()) f.placeholder = freshName(name + "_amp_cast_" + m_targetName);
-            f.targetReads.emplace_back(&node, input);
+            m_targetReads.push_back({&f, &node, input});
             return;
         }
         if (type == kFloat) {
@@ -1056,21 +1060,22 @@ void OnnxPass::convertTensor(TensorProto& tensor, const TensorProto& source, std
 
 void OnnxPass::settleFlexibles(Scope& main, NodeList& prepended) {
     GraphProto& graph = *main.graph;
-    // Deterministic order: by name.
-    std::vector<std::pair<std::string_view, Flexible*>> all;
-    all.reserve(m_flexibles.size());
+    // In the order they were found (initializers in file order, then Constants in walk order).
+    // Those read in both precisions get their copy's name; their target readers read the copy.
     for (Flexible& f : m_flexibles) {
-        if (f.targetReader) all.emplace_back(f.name, &f);
+        if (f.targetReader && f.float32Reader) f.placeholder = freshName(std::string(f.name) + "_amp_cast_" + m_targetName);
     }
-    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::unordered_map<std::string_view, onnx::ValueInfoProto*> inputs;  // IR < 4: initializers are inputs too
+    for (const TargetRead& r : m_targetReads) {
+        if (r.constant->float32Reader) r.node->set_input(r.input, r.constant->placeholder);
+    }
+    NameMap<onnx::ValueInfoProto*> inputs;  // IR < 4: initializers are inputs too
     for (auto& input : *graph.mutable_input()) inputs.emplace(input.name(), &input);
-    for (const auto& [view, f] : all) {
-        const std::string name(view);
+    for (Flexible& flexible : m_flexibles) {
+        if (!flexible.targetReader) continue;
+        Flexible* f = &flexible;
+        const std::string name(f->name);
+        const std::string_view view = f->name;
         const bool inPlace = !f->float32Reader;
-        if (!inPlace) {
-            for (const auto& [node, input] : f->targetReads) node->set_input(input, f->placeholder);
-        }
         switch (f->kind) {
             case Flexible::Kind::Initializer: {
                 TensorProto& tensor = *graph.mutable_initializer(f->index);

@@ -146,17 +146,13 @@ public:
         for (const auto& vi : m_graph.input()) declare(vi);
         for (const auto& vi : m_graph.output()) declare(vi);
         for (const TensorProto& tp : m_graph.initializer()) {
-            TypeProto type;
-            auto* tensor = type.mutable_tensor_type();
-            tensor->set_elem_type(tp.data_type());
-            auto* shape = tensor->mutable_shape();
-            for (const int64_t d : tp.dims()) shape->add_dim()->set_dim_value(d);
+            const auto [type, id] = initializerType(tp);
             Value& v = m_values[tp.name()];
             v.data = &tp;
             if (v.type) {
-                onnx::shape_inference::checkShapesAndTypes(type, *v.type);
+                onnx::shape_inference::checkShapesAndTypes(*type, *v.type);
             } else if (m_model.ir_version() >= 4) {
-                setType(v, &m_owned.emplace_back(std::move(type)), true);
+                setType(v, type, false, id);  // (shared: never a node's output, and copied before any merge)
             }
         }
         for (const NodeProto& n : m_graph.node()) {
@@ -211,6 +207,25 @@ private:
             std::memcpy(key.data() + before, &size, sizeof size);
         }
         return key;
+    }
+
+    // An initializer's type (its dtype and dims) and its typeId: one per distinct pair, shared by
+    // every initializer that has it (a model's weights come in a few shapes, by the ten thousand).
+    std::pair<const TypeProto*, uint32_t> initializerType(const TensorProto& tp) {
+        std::string key;
+        const int32_t dtype = tp.data_type();
+        key.append(reinterpret_cast<const char*>(&dtype), sizeof dtype);
+        key.append(reinterpret_cast<const char*>(tp.dims().data()), static_cast<std::size_t>(tp.dims_size()) * sizeof(int64_t));
+        auto [it, added] = m_initializerTypes.try_emplace(std::move(key));
+        if (added) {
+            TypeProto& type = m_owned.emplace_back();
+            auto* tensor = type.mutable_tensor_type();
+            tensor->set_elem_type(dtype);
+            auto* shape = tensor->mutable_shape();
+            for (const int64_t d : tp.dims()) shape->add_dim()->set_dim_value(d);
+            it->second = {&type, typeId(&type)};
+        }
+        return it->second;
     }
 
     // A number per distinct type (equal types, equal numbers; 0 for none).
@@ -332,6 +347,7 @@ private:
     NameMap<Value> m_values;  // (keyed by the model's names)
     std::deque<TypeProto> m_owned;
     absl::flat_hash_map<std::string, std::vector<std::unique_ptr<Inferred>>> m_memo;
+    absl::flat_hash_map<std::string, std::pair<const TypeProto*, uint32_t>> m_initializerTypes;  // dtype + dims
     std::unordered_map<std::string, uint32_t> m_typeIds;
     std::unordered_map<const TensorProto*, std::string> m_dataBytes;
     std::vector<const TypeProto*> m_inputTypes;  // (one node's, reused)
@@ -347,12 +363,12 @@ std::optional<std::vector<const onnx::OpSchema*>> fastPathSchemas(const onnx::Mo
     const std::unordered_map<std::string, int> opsets = opsetsOf(model);
     std::vector<const onnx::OpSchema*> schemas;
     schemas.reserve(static_cast<std::size_t>(g.node_size()));
-    std::unordered_map<std::string, const onnx::OpSchema*> byOp;  // domain + '\n' + op type
+    absl::flat_hash_map<std::pair<std::string_view, std::string_view>, const onnx::OpSchema*> byOp;  // (domain, op type)
     for (const NodeProto& n : g.node()) {
         for (const AttributeProto& a : n.attribute()) {
             if (a.has_g() || a.graphs_size() > 0 || a.has_sparse_tensor() || a.sparse_tensors_size() > 0) return std::nullopt;
         }
-        const auto [it, added] = byOp.try_emplace(n.domain() + '\n' + n.op_type(), nullptr);
+        const auto [it, added] = byOp.try_emplace(std::pair<std::string_view, std::string_view>(n.domain(), n.op_type()), nullptr);
         if (added) {
             if (onnx::checker::check_is_experimental_op(n.op_type())) return std::nullopt;
             const int version = opsetOf(opsets, n.domain());
