@@ -40,6 +40,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <absl/container/inlined_vector.h>
 #include <onnx/checker.h>
 #include <onnx/defs/data_type_utils.h>
 #include <onnx/defs/schema.h>
@@ -68,6 +69,8 @@ using onnx::NodeProto;
 using onnx::TensorProto;
 
 constexpr int32_t kUnknown = 0;
+// Element types of one node's inputs, outputs or type variables: a handful, kept on the stack.
+using TypeList = absl::InlinedVector<int32_t, 8>;
 constexpr int32_t kFloat = TensorProto::FLOAT;
 constexpr NodeId kNoCastNode = static_cast<NodeId>(-1);
 
@@ -275,7 +278,7 @@ struct Scope {
 // asked for; an inference function that needs more (or fails) leaves the type unknown.
 class ElementTypeContext final : public onnx::InferenceContext {
 public:
-    ElementTypeContext(const NodeProto& node, const std::vector<int32_t>& inputTypes) : m_node(node) {
+    ElementTypeContext(const NodeProto& node, const TypeList& inputTypes) : m_node(node) {
         m_inputs.resize(inputTypes.size());
         for (std::size_t i = 0; i < inputTypes.size(); ++i) {
             if (inputTypes[i] != kUnknown) m_inputs[i].mutable_tensor_type()->set_elem_type(inputTypes[i]);
@@ -433,8 +436,7 @@ private:
     void convertGraph(Scope& scope, bool main, const std::vector<int32_t>& interfaceTypes = {});
     NodeOutcome convertNode(Scope& scope, NodeProto& node, const std::string& irName, NodeList& emitted);
     const SchemaFacts* schemaOf(const NodeProto& node, const std::string& key);
-    std::vector<int32_t> originalOutputTypes(const Scope& scope, const NodeProto& node, const SchemaFacts* facts,
-                                             const std::vector<int32_t>& inputTypes);
+    TypeList originalOutputTypes(const Scope& scope, const NodeProto& node, const SchemaFacts* facts, const TypeList& inputTypes);
     bool targetAllowed(const TypeVar& var) const {
         return m_castToTarget && (m_target == TensorProto::FLOAT16 ? var.allowsF16 : var.allowsBF16);
     }
@@ -596,9 +598,9 @@ void OnnxPass::needFrom(const std::string& name, int32_t type, NodeProto& node, 
 // the schema's inference function finds from the attributes and the inputs' types (Cast's `to`).
 // Unknown where none of these says: an unknown type is never cast. If / Loop / Scan outputs come
 // from their bodies (convertNode).
-std::vector<int32_t> OnnxPass::originalOutputTypes(const Scope& scope, const NodeProto& node, const SchemaFacts* facts,
-                                                   const std::vector<int32_t>& inputTypes) {
-    std::vector<int32_t> types(static_cast<std::size_t>(node.output_size()), kUnknown);
+TypeList OnnxPass::originalOutputTypes(const Scope& scope, const NodeProto& node, const SchemaFacts* facts,
+                                      const TypeList& inputTypes) {
+    TypeList types(static_cast<std::size_t>(node.output_size()), kUnknown);
     bool missing = false;
     for (int o = 0; o < node.output_size(); ++o) {
         int32_t& type = types[static_cast<std::size_t>(o)];
@@ -680,20 +682,20 @@ NodeOutcome OnnxPass::convertNode(Scope& scope, NodeProto& node, const std::stri
                                  : NodePrecision::Unchanged;
 
     const SchemaFacts* facts = schemaOf(node, key);
-    std::vector<int32_t> inputTypes(static_cast<std::size_t>(node.input_size()), kUnknown);
+    TypeList inputTypes(static_cast<std::size_t>(node.input_size()), kUnknown);
     for (int i = 0; i < node.input_size(); ++i) {
         if (!node.input(i).empty()) inputTypes[static_cast<std::size_t>(i)] = scope.originalType(node.input(i));
     }
-    std::vector<int32_t> originalOut = originalOutputTypes(scope, node, facts, inputTypes);
+    TypeList originalOut = originalOutputTypes(scope, node, facts, inputTypes);
     // Per type variable: the type its group resolves to (kUnknown: not switched).
-    std::vector<int32_t> resolved(facts ? facts->vars.size() : 0, kUnknown);
+    TypeList resolved(facts ? facts->vars.size() : 0, kUnknown);
     if (facts) {
         // Group the inputs by variable; a group switches only when all its members are float32 or
         // the target now (constants, which take any type, do not count).
         struct Group {
             bool member = false, usable = true, any = false, hasFloat = false, hasTarget = false;
         };
-        std::vector<Group> groups(facts->vars.size());
+        absl::InlinedVector<Group, 8> groups(facts->vars.size());
         for (int i = 0; i < node.input_size(); ++i) {
             if (node.input(i).empty()) continue;
             const FormalFacts* f = facts->formal(facts->inputs, static_cast<std::size_t>(i));
