@@ -1433,11 +1433,6 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
 
     // Decisions, one per original IR node.
     report.nodes.reserve(before.size());
-    NameMap<int32_t> finalVariableTypes;  // (views of the converted model's names)
-    for (const auto& v : converted.graph().input()) {
-        if (v.type().has_tensor_type()) finalVariableTypes[v.name()] = v.type().tensor_type().elem_type();
-    }
-    for (const auto& t : converted.graph().initializer()) finalVariableTypes[t.name()] = t.data_type();
     for (std::size_t id = 0; id < before.size(); ++id) {
         const Node& node = before.nodes[id];
         NodeDecision d;
@@ -1446,11 +1441,12 @@ void OnnxPass::buildReport(ConversionResult& result, onnx::ModelProto convertedM
         if (p < 0) {
             d.precision = NodePrecision::Variable;
             d.rule = DecisionRule::Variable;
-            if (const auto it = finalVariableTypes.find(node.name); it != finalVariableTypes.end()) {
-                d.dtype = dtypeFromOnnx(it->second).value_or(DType::Unknown);
-            }
-            if (const auto it = m_flexible.find(node.name); it != m_flexible.end() && it->second->targetReader) {
-                const Flexible* f = it->second;
+            // A graph input's or initializer's type as the converted model stores it, and whether
+            // its readers decided it: what the main scope holds of it once the flexibles settled.
+            const ValueState* state = m_mainScope->find(node.name);
+            if (state) d.dtype = dtypeFromOnnx(state->now()).value_or(DType::Unknown);
+            if (state && state->flexible && state->flexible->targetReader) {
+                const Flexible* f = state->flexible;
                 const bool input = f->kind == Flexible::Kind::GraphInput;
                 d.detail = storage->keep(
                     f->float32Reader

@@ -366,6 +366,19 @@ private slots:
         QCOMPARE(initializerNamed(protoOf(alone).graph(), "W")->data_type(), F16);
         QCOMPARE(nodeNamed(protoOf(alone).graph(), "mm")->input(1), std::string("W"));
         QCOMPARE(alone.report.storedInTargetDtype, std::vector<std::string>{"W"});
+        // The report's variables: their stored dtypes and why.
+        const auto decision = [](const ConversionResult& r, std::string_view name) {
+            for (const NodeDecision& d : r.report.nodes) {
+                if (d.name == name) return d;
+            }
+            throw std::runtime_error("no decision for " + std::string(name));
+        };
+        QCOMPARE(decision(result, "W").precision, NodePrecision::Variable);
+        QCOMPARE(decision(result, "W").dtype, DType::F32);
+        QVERIFY(decision(result, "W").detail.find("readers read the copy W_amp_cast_float16") != std::string_view::npos);
+        QCOMPARE(decision(result, "X").dtype, DType::F32);
+        QCOMPARE(decision(alone, "W").dtype, DType::F16);
+        QVERIFY(decision(alone, "W").detail.find("stored in float16") != std::string_view::npos);
     }
 
     // Conv -> Resize(scales 1.1) on 30 pixels: the scales stay float32 (a fixed tensor(float) input),
