@@ -129,7 +129,7 @@ ModelDocument documentOf(std::shared_ptr<OnnxModel> model, const fs::path& folde
             model->externalData.push_back(readExternalTensorData(tensor, folder, displayName, document.origin.sideFiles));
         }
     });
-    OnnxGraphImport imported = importOnnxGraph(model->proto.graph(), displayName);
+    OnnxGraphImport imported = importOnnxGraph(model->proto.graph(), displayName, /*useSecondCore=*/true);
     Graph& graph = imported.graph;
     graph.attrs["onnx_ir_version"] = std::to_string(model->proto.ir_version());
     std::string opsets;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <future>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -151,6 +152,59 @@ struct Source {
     uint32_t output = 0;
 };
 
+// What the IR's nodes say that does not depend on which value comes from where: the nodes' names
+// (a node keeps its own unless a value or an earlier node has it, then the file order decides),
+// their ops and attributes as text, and the variables' types as text; by index in the file.
+struct GraphTexts {
+    std::vector<std::string> names, ops;
+    std::vector<Attributes> attrs;
+    std::vector<std::string> inputTypes, initializerTypes, sparseTypes;
+};
+
+GraphTexts textsOf(const GraphProto& proto) {
+    GraphTexts texts;
+    const int count = proto.node_size();
+    for (const auto& input : proto.input()) texts.inputTypes.push_back(typeText(input.type()));
+    for (const auto& t : proto.initializer()) texts.initializerTypes.push_back(tensorText(t));
+    for (const auto& sp : proto.sparse_initializer()) texts.sparseTypes.push_back("sparse " + tensorText(sp.values()));
+    // (Views again: of the proto's names, and of `names`' strings, which stay put once taken.)
+    NameSet taken;
+    taken.reserve(static_cast<std::size_t>(proto.input_size() + proto.initializer_size() + proto.sparse_initializer_size() + count));
+    for (const auto& input : proto.input()) taken.insert(input.name());
+    for (const auto& t : proto.initializer()) taken.insert(t.name());
+    for (const auto& sp : proto.sparse_initializer()) taken.insert(sp.values().name());
+    texts.names.resize(static_cast<std::size_t>(count));
+    std::vector<char> named(static_cast<std::size_t>(count), 0);
+    absl::flat_hash_map<std::string, int> nextSuffix;
+    for (int p = 0; p < count; ++p) {
+        const std::string& name = proto.node(p).name();
+        if (!name.empty() && taken.insert(name).second) named[static_cast<std::size_t>(p)] = 1;
+    }
+    for (int p = 0; p < count; ++p) {
+        std::string& name = texts.names[static_cast<std::size_t>(p)];
+        const NodeProto& node = proto.node(p);
+        if (named[static_cast<std::size_t>(p)]) {
+            name = node.name();
+            continue;
+        }
+        const std::string base = node.name().empty() ? node.op_type() + "_" + std::to_string(p) : node.name();
+        name = base;
+        // (The next suffix to try per base: a name that thousands of nodes share costs no more.)
+        int& k = nextSuffix.try_emplace(base, 1).first->second;
+        for (; !taken.insert(name).second; ++k) name = base + "_" + std::to_string(k);
+    }
+    texts.ops.reserve(static_cast<std::size_t>(count));
+    texts.attrs.resize(static_cast<std::size_t>(count));
+    for (int p = 0; p < count; ++p) {
+        const NodeProto& node = proto.node(p);
+        texts.ops.push_back(opOf(node));
+        Attributes& attrs = texts.attrs[static_cast<std::size_t>(p)];
+        attrs.reserve(static_cast<std::size_t>(node.attribute_size()));
+        for (const AttributeProto& attr : node.attribute()) attrs[attr.name()] = attributeText(attr);
+    }
+    return texts;
+}
+
 }  // namespace
 
 std::vector<int> earliestFirstOrder(const std::vector<std::vector<int>>& consumers, std::vector<int> pending) {
@@ -171,7 +225,14 @@ std::vector<int> earliestFirstOrder(const std::vector<std::vector<int>>& consume
     return order;
 }
 
-OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file) {
+OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file, bool useSecondCore) {
+    // The texts on a second thread while this one resolves every name to its source (each about
+    // half of a large graph's import); a failure here waits for it (the future's destructor).
+    constexpr int kNodesWorthAThread = 20000;
+    std::future<GraphTexts> textsMade;
+    if (useSecondCore && proto.node_size() >= kNodesWorthAThread) {
+        textsMade = std::async(std::launch::async, [&proto] { return textsOf(proto); });
+    }
     // Keyed by views of the proto's own strings (it outlives this call): no name is copied to be
     // looked up, which a 100k-node graph would otherwise do half a million times.
     NameMap<Source> sources;
@@ -181,7 +242,10 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
     std::vector<Node>& variables = result.graph.nodes;
     variables.reserve(static_cast<std::size_t>(proto.input_size() + proto.initializer_size() + proto.sparse_initializer_size() +
                                                proto.node_size()));
-    const auto addVariable = [&](const std::string& name, std::string type, bool mayRepeat) {
+    // The variables by their place in the file (0: an input, 1: an initializer, 2: a sparse one);
+    // their types as text come with the texts.
+    std::vector<std::pair<int, int>> variablePlaces;
+    const auto addVariable = [&](const std::string& name, int kind, int index, bool mayRepeat) {
         if (name.empty()) {
             throw LoadError(file, "graph", "an input or initializer without a name");
         }
@@ -190,13 +254,12 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
             if (mayRepeat && it->second.variable) return;  // an initializer giving an input its default
             throw LoadError(file, "value '" + name + "'", "defined twice");
         }
-        Node& node = variables.emplace_back();
-        node.name = name;
-        node.attrs["type"] = std::move(type);
+        variables.emplace_back().name = name;
+        variablePlaces.emplace_back(kind, index);
     };
-    for (const auto& input : proto.input()) addVariable(input.name(), typeText(input.type()), false);
-    for (const auto& t : proto.initializer()) addVariable(t.name(), tensorText(t), true);
-    for (const auto& s : proto.sparse_initializer()) addVariable(s.values().name(), "sparse " + tensorText(s.values()), true);
+    for (int i = 0; i < proto.input_size(); ++i) addVariable(proto.input(i).name(), 0, i, false);
+    for (int i = 0; i < proto.initializer_size(); ++i) addVariable(proto.initializer(i).name(), 1, i, true);
+    for (int i = 0; i < proto.sparse_initializer_size(); ++i) addVariable(proto.sparse_initializer(i).values().name(), 2, i, true);
 
     const int count = proto.node_size();
     for (int p = 0; p < count; ++p) {
@@ -295,29 +358,11 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
         throw LoadError(file, nodePlace(proto.node(p), p), "lies on a cycle: its inputs depend on its own outputs");
     }
 
-    // Names: values keep theirs; a node keeps its own unless taken, then the file order decides.
-    // (Views again: of the proto's names, and of `names`' strings, which stay put once taken.)
-    NameSet taken;
-    taken.reserve(variables.size() + static_cast<std::size_t>(count));
-    for (const auto& input : proto.input()) taken.insert(input.name());
-    for (const auto& t : proto.initializer()) taken.insert(t.name());
-    for (const auto& sp : proto.sparse_initializer()) taken.insert(sp.values().name());
-    std::vector<std::string> names(static_cast<std::size_t>(count));
-    std::vector<char> named(static_cast<std::size_t>(count), 0);
-    for (int p = 0; p < count; ++p) {
-        const std::string& name = proto.node(p).name();
-        if (!name.empty() && taken.insert(name).second) named[static_cast<std::size_t>(p)] = 1;
-    }
-    for (int p = 0; p < count; ++p) {
-        std::string& name = names[static_cast<std::size_t>(p)];
-        const NodeProto& node = proto.node(p);
-        if (named[static_cast<std::size_t>(p)]) {
-            name = node.name();
-            continue;
-        }
-        const std::string base = node.name().empty() ? node.op_type() + "_" + std::to_string(p) : node.name();
-        name = base;
-        for (int k = 1; !taken.insert(name).second; ++k) name = base + "_" + std::to_string(k);
+    GraphTexts texts = textsMade.valid() ? textsMade.get() : textsOf(proto);
+    for (std::size_t v = 0; v < variables.size(); ++v) {
+        const auto [kind, index] = variablePlaces[v];
+        std::vector<std::string>& types = kind == 0 ? texts.inputTypes : kind == 1 ? texts.initializerTypes : texts.sparseTypes;
+        variables[v].attrs["type"] = std::move(types[static_cast<std::size_t>(index)]);
     }
 
     Graph& graph = result.graph;
@@ -331,8 +376,8 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
     for (const int p : order) {
         const NodeProto& proto_node = proto.node(p);
         Node& node = graph.nodes.emplace_back();
-        node.op = opOf(proto_node);
-        node.name = std::move(names[static_cast<std::size_t>(p)]);
+        node.op = std::move(texts.ops[static_cast<std::size_t>(p)]);
+        node.name = std::move(texts.names[static_cast<std::size_t>(p)]);
         node.numOutputs = static_cast<uint32_t>(proto_node.output_size());
         const std::size_t begin = inputsBegin[static_cast<std::size_t>(p)];
         const std::size_t end = inputsBegin[static_cast<std::size_t>(p) + 1];
@@ -341,8 +386,7 @@ OnnxGraphImport importOnnxGraph(const GraphProto& proto, const std::string& file
         for (const Source& s : captured[static_cast<std::size_t>(p)]) node.controlDeps.push_back(entryOf(s).node);
         std::sort(node.controlDeps.begin(), node.controlDeps.end());
         node.controlDeps.erase(std::unique(node.controlDeps.begin(), node.controlDeps.end()), node.controlDeps.end());
-        node.attrs.reserve(static_cast<std::size_t>(proto_node.attribute_size()));
-        for (const AttributeProto& attr : proto_node.attribute()) node.attrs[attr.name()] = attributeText(attr);
+        node.attrs = std::move(texts.attrs[static_cast<std::size_t>(p)]);
         result.protoNodeOf.push_back(p);
     }
     for (const auto& output : proto.output()) {

@@ -37,6 +37,8 @@ std::vector<int> earliestFirstOrder(const std::vector<std::vector<int>>& consume
 
 // Throws LoadError naming `file` for a value defined twice, a node reading a value nothing defines,
 // a cycle, a node without outputs, or a graph output that nothing defines.
-OnnxGraphImport importOnnxGraph(const onnx::GraphProto& graph, const std::string& file);
+// With useSecondCore, a large graph's import runs on two threads (the caller has the second core
+// to spare: opening a model does; a conversion, whose checks use it, does not).
+OnnxGraphImport importOnnxGraph(const onnx::GraphProto& graph, const std::string& file, bool useSecondCore = false);
 
 }  // namespace ampstudio

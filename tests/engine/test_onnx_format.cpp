@@ -14,6 +14,7 @@
 #include "formats/atomic_file.h"
 #include "formats/load_error.h"
 #include "formats/model_file.h"
+#include "formats/onnx_graph_import.h"
 #include "formats/onnx_model.h"
 #include "onnx_test_models.h"
 
@@ -255,6 +256,68 @@ private slots:
             QVERIFY2(QString(e.what()).contains(reason), e.what());
             QVERIFY2(QString(e.what()).startsWith("broken.onnx"), e.what());
         }
+    }
+
+    // A graph large enough for the import's second thread: its IR is the one thread's, field by
+    // field (unnamed nodes, a node named like a value, a name used twice, attributes, an input
+    // that is an initializer's default), and its failures are the same.
+    void aLargeGraphImportsAsOnOneThread() {
+        onnx::ModelProto model;
+        model.set_ir_version(8);
+        model.add_opset_import()->set_version(17);
+        onnx::GraphProto* g = model.mutable_graph();
+        g->set_name("large");
+        addValue(g->mutable_input(), "x", {1, 8});
+        addValue(g->mutable_input(), "w0", {8, 8});
+        std::string h = "x";
+        for (int b = 0; b < 8000; ++b) {
+            const std::string k = std::to_string(b);
+            onnx::TensorProto* w = g->add_initializer();
+            w->set_name("w" + k);
+            w->set_data_type(onnx::TensorProto::FLOAT);
+            w->add_dims(8);
+            w->add_dims(8);
+            w->set_raw_data(std::string(256, '\0'));
+            addNode(g, "MatMul", b % 7 == 0 ? "" : "mm" + k, {h, "w" + k}, {"m" + k});
+            addNode(g, "Relu", b % 11 == 0 ? "w" + k : "relu", {"m" + k}, {"r" + k});  // "relu" again and again
+            setInt(addNode(g, "Softmax", "sm" + k, {"r" + k}, {"s" + k}), "axis", -1);
+            h = "s" + k;
+        }
+        addValue(g->mutable_output(), h, {1, 8});
+        QVERIFY(g->node_size() >= 20000);
+        const auto same = [](const Graph& a, const Graph& b) {
+            if (a.size() != b.size() || a.heads != b.heads) return false;
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                const Node& x = a.nodes[i];
+                const Node& y = b.nodes[i];
+                if (x.op != y.op || x.name != y.name || x.inputs != y.inputs || x.controlDeps != y.controlDeps ||
+                    x.numOutputs != y.numOutputs || !std::equal(x.attrs.begin(), x.attrs.end(), y.attrs.begin(), y.attrs.end())) {
+                    return false;
+                }
+            }
+            return true;
+        };
+        const OnnxGraphImport one = importOnnxGraph(model.graph(), "large.onnx", false);
+        const OnnxGraphImport two = importOnnxGraph(model.graph(), "large.onnx", true);
+        QVERIFY(same(one.graph, two.graph));
+        QCOMPARE(one.protoNodeOf, two.protoNodeOf);
+        QCOMPARE(one.graph.nodes[1].attrs.at("type"), std::string("float32 [8, 8]"));
+        QCOMPARE(one.graph.nodes[8001].name, std::string("MatMul_0"));
+        QCOMPARE(one.graph.nodes[8002].name, std::string("w0_1"));
+        QCOMPARE(one.graph.nodes[8005].name, std::string("relu"));
+        QCOMPARE(one.graph.nodes[8008].name, std::string("relu_1"));
+        QCOMPARE(one.graph.nodes[8003].attrs.at("axis"), std::string("-1"));
+        g->mutable_node(15000)->set_input(0, "missing");
+        const auto failure = [&](bool secondCore) {
+            try {
+                (void)importOnnxGraph(model.graph(), "large.onnx", secondCore);
+            } catch (const LoadError& e) {
+                return std::string(e.what());
+            }
+            return std::string();
+        };
+        QVERIFY(!failure(true).empty());
+        QCOMPARE(failure(true), failure(false));
     }
 
     void roundTripKeepsTheContent() {
