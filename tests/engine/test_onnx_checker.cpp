@@ -9,17 +9,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <string>
 #include <vector>
 
-#include "amp/amp_lists.h"
-#include "amp/onnx_conversion.h"
-#include "formats/model_file.h"
 #include "formats/onnx_checker.h"
 #include "formats/onnx_model.h"
+#include "onnx_conformance_models.h"
 #include "onnx_test_models.h"
 
 using namespace ampstudio;
@@ -27,8 +23,6 @@ using namespace ampstudio::onnx_test;
 namespace fs = std::filesystem;
 
 namespace {
-
-const fs::path kTestData = "/usr/share/libonnx-testdata/data";
 
 // Ways to break a model that check_graph's own loop (the part the fast path runs itself) catches.
 const std::vector<std::pair<std::string, std::function<void(onnx::ModelProto&)>>>& breakages() {
@@ -127,36 +121,20 @@ private slots:
     }
 
     void agreesWithCheckModelOnTheConformanceModels() {
-        if (!fs::is_directory(kTestData)) QSKIP("libonnx-testdata is not installed");
-        int models = 0, fast = 0, failing = 0;
+        if (!fs::is_directory(kConformanceData)) QSKIP("libonnx-testdata is not installed");
+        int fast = 0, failing = 0;
         QStringList differ;
-        for (const auto& entry : fs::recursive_directory_iterator(kTestData)) {
-            if (entry.path().extension() != ".onnx") continue;
-            std::ifstream in(entry.path(), std::ios::binary);
-            const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-            onnx::ModelProto model;
-            if (!model.ParseFromString(bytes)) continue;
-            ++models;
-            const std::string name = entry.path().parent_path().filename().string();
+        const int models = forEachConformanceModel([&](const onnx::ModelProto& model, const std::string& name, const fs::path& file) {
             agree(model, name, fast, failing, differ);
             for (const auto& [how, breakModel] : breakages()) {
                 onnx::ModelProto broken = model;
                 breakModel(broken);
                 agree(broken, name + " (" + how + ")", fast, failing, differ);
             }
-            try {
-                const ModelDocument document = openModelFile(entry.path());
-                for (const DType target : {DType::F16, DType::BF16}) {
-                    ConversionOptions options;
-                    options.lists = AmpLists::defaults(target, OpSet::Onnx);
-                    const ConversionResult result = convertOnnxModel(*document.source, options);
-                    const auto* converted = dynamic_cast<const OnnxModel*>(result.source.get());
-                    if (converted) agree(converted->proto, name + " (" + std::string(dtypeName(target)) + ")", fast, failing, differ);
-                }
-            } catch (const std::exception&) {
-                // (opening and converting are test_onnx_conversion's)
-            }
-        }
+            forEachConversionOf(file, name, [&](const onnx::ModelProto& converted, const std::string& what) {
+                agree(converted, what, fast, failing, differ);
+            });
+        });
         qInfo("%d models; %d variants on the fast path, %d failing the checker", models, fast, failing);
         QVERIFY2(differ.isEmpty(), qPrintable(QString::number(differ.size()) + " differ:\n" + differ.mid(0, 10).join('\n')));
         QVERIFY(models > 1000);
