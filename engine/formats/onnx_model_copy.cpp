@@ -1,6 +1,11 @@
 #include "formats/onnx_model_copy.h"
 
+#include <algorithm>
+#include <future>
+#include <initializer_list>
 #include <vector>
+
+#include <google/protobuf/arena.h>
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/reflection.h>
@@ -11,16 +16,16 @@ namespace {
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 
-// Every set field of `from` but `skip` into `to` (the same type, cleared first), unknown fields
-// included: Message::CopyFrom less one field.
-void copyAllBut(const Message& from, Message& to, const FieldDescriptor* skip) {
+// Every set field of `from` but those in `skip` into `to` (the same type, cleared first), unknown
+// fields included: Message::CopyFrom less those fields.
+void copyAllBut(const Message& from, Message& to, std::initializer_list<const FieldDescriptor*> skip) {
     to.Clear();
     const auto* in = from.GetReflection();
     const auto* out = to.GetReflection();
     std::vector<const FieldDescriptor*> fields;
     in->ListFields(from, &fields);
     for (const FieldDescriptor* f : fields) {
-        if (f == skip) continue;
+        if (std::find(skip.begin(), skip.end(), f) != skip.end()) continue;
         if (f->is_repeated()) {
             const int n = in->FieldSize(from, f);
             for (int i = 0; i < n; ++i) {
@@ -62,7 +67,7 @@ const FieldDescriptor* field(const Message& message, const char* name) {
 }  // namespace
 
 void copyTensorWithoutData(const onnx::TensorProto& from, onnx::TensorProto& to) {
-    copyAllBut(from, to, field(from, "raw_data"));
+    copyAllBut(from, to, {field(from, "raw_data")});
 }
 
 onnx::ModelProto copyWithoutInitializerData(const onnx::ModelProto& model, std::size_t threshold) {
@@ -72,11 +77,25 @@ onnx::ModelProto copyWithoutInitializerData(const onnx::ModelProto& model, std::
 }
 
 void copyWithoutInitializerData(const onnx::ModelProto& model, std::size_t threshold, onnx::ModelProto& copy) {
-    copyAllBut(model, copy, field(model, "graph"));
+    copyAllBut(model, copy, {field(model, "graph")});
     if (!model.has_graph()) return;
     const onnx::GraphProto& from = model.graph();
     onnx::GraphProto& graph = *copy.mutable_graph();
-    copyAllBut(from, graph, field(from, "initializer"));
+    copyAllBut(from, graph, {field(from, "initializer"), field(from, "node")});
+    // The nodes on a second thread while this one copies the initializers (each about half of a
+    // large graph's copy; a protobuf arena takes allocations from any thread).
+    google::protobuf::Arena* arena = copy.GetArena();
+    const auto copyNodes = [&from, arena] {
+        std::vector<onnx::NodeProto*> nodes(static_cast<std::size_t>(from.node_size()));
+        for (int i = 0; i < from.node_size(); ++i) {
+            nodes[static_cast<std::size_t>(i)] = google::protobuf::Arena::CreateMessage<onnx::NodeProto>(arena);
+            *nodes[static_cast<std::size_t>(i)] = from.node(i);
+        }
+        return nodes;
+    };
+    std::future<std::vector<onnx::NodeProto*>> nodesCopied;
+    constexpr int kNodesWorthAThread = 20000;
+    if (from.node_size() >= kNodesWorthAThread) nodesCopied = std::async(std::launch::async, copyNodes);
     graph.mutable_initializer()->Reserve(from.initializer_size());
     for (const onnx::TensorProto& t : from.initializer()) {
         if (t.raw_data().size() > threshold) {
@@ -85,6 +104,9 @@ void copyWithoutInitializerData(const onnx::ModelProto& model, std::size_t thres
             *graph.add_initializer() = t;
         }
     }
+    const std::vector<onnx::NodeProto*> nodes = nodesCopied.valid() ? nodesCopied.get() : copyNodes();
+    graph.mutable_node()->Reserve(from.node_size());
+    for (onnx::NodeProto* node : nodes) graph.mutable_node()->AddAllocated(node);
 }
 
 }  // namespace ampstudio

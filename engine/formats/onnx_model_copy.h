@@ -4,7 +4,8 @@
 // side file, and validation infers types on a model whose weights it never reads: in each, copying
 // a hundred megabytes of weights only to replace or drop them would double the time and the peak
 // memory. Everything else is copied as protobuf would (every field, unknown fields included), by
-// reflection, so that a field a newer libonnx adds is never lost.
+// reflection, so that a field a newer libonnx adds is never lost. A large graph's nodes are copied
+// on a second thread beside its initializers.
 
 #include <cstddef>
 

@@ -15,6 +15,7 @@
 #include "formats/load_error.h"
 #include "formats/model_file.h"
 #include "formats/onnx_graph_import.h"
+#include "formats/onnx_model_copy.h"
 #include "formats/onnx_model.h"
 #include "onnx_test_models.h"
 
@@ -143,6 +144,34 @@ void writeSideFile(const fs::path& path, std::size_t skip, std::size_t bytes) {
     std::ofstream(path, std::ios::binary) << data;
 }
 
+// A graph large enough for the import's and the copy's second threads: unnamed nodes, a node named
+// like a value, a name used again and again, attributes, an input that is an initializer's default.
+onnx::ModelProto largeModel() {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(17);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("large");
+    addValue(g->mutable_input(), "x", {1, 8});
+    addValue(g->mutable_input(), "w0", {8, 8});
+    std::string h = "x";
+    for (int b = 0; b < 8000; ++b) {
+        const std::string k = std::to_string(b);
+        onnx::TensorProto* w = g->add_initializer();
+        w->set_name("w" + k);
+        w->set_data_type(onnx::TensorProto::FLOAT);
+        w->add_dims(8);
+        w->add_dims(8);
+        w->set_raw_data(std::string(256, '\0'));
+        addNode(g, "MatMul", b % 7 == 0 ? "" : "mm" + k, {h, "w" + k}, {"m" + k});
+        addNode(g, "Relu", b % 11 == 0 ? "w" + k : "relu", {"m" + k}, {"r" + k});  // "relu" again and again
+        setInt(addNode(g, "Softmax", "sm" + k, {"r" + k}, {"s" + k}), "axis", -1);
+        h = "s" + k;
+    }
+    addValue(g->mutable_output(), h, {1, 8});
+    return model;
+}
+
 }  // namespace
 
 class TestOnnxFormat : public QObject {
@@ -262,28 +291,8 @@ private slots:
     // field (unnamed nodes, a node named like a value, a name used twice, attributes, an input
     // that is an initializer's default), and its failures are the same.
     void aLargeGraphImportsAsOnOneThread() {
-        onnx::ModelProto model;
-        model.set_ir_version(8);
-        model.add_opset_import()->set_version(17);
+        onnx::ModelProto model = largeModel();
         onnx::GraphProto* g = model.mutable_graph();
-        g->set_name("large");
-        addValue(g->mutable_input(), "x", {1, 8});
-        addValue(g->mutable_input(), "w0", {8, 8});
-        std::string h = "x";
-        for (int b = 0; b < 8000; ++b) {
-            const std::string k = std::to_string(b);
-            onnx::TensorProto* w = g->add_initializer();
-            w->set_name("w" + k);
-            w->set_data_type(onnx::TensorProto::FLOAT);
-            w->add_dims(8);
-            w->add_dims(8);
-            w->set_raw_data(std::string(256, '\0'));
-            addNode(g, "MatMul", b % 7 == 0 ? "" : "mm" + k, {h, "w" + k}, {"m" + k});
-            addNode(g, "Relu", b % 11 == 0 ? "w" + k : "relu", {"m" + k}, {"r" + k});  // "relu" again and again
-            setInt(addNode(g, "Softmax", "sm" + k, {"r" + k}, {"s" + k}), "axis", -1);
-            h = "s" + k;
-        }
-        addValue(g->mutable_output(), h, {1, 8});
         QVERIFY(g->node_size() >= 20000);
         const auto same = [](const Graph& a, const Graph& b) {
             if (a.size() != b.size() || a.heads != b.heads) return false;
@@ -318,6 +327,29 @@ private slots:
         };
         QVERIFY(!failure(true).empty());
         QCOMPARE(failure(true), failure(false));
+    }
+
+    // The copy a conversion starts from: every node as it was (copied on a second thread for a
+    // graph this large), the large initializers without their bytes, the small ones whole.
+    void aLargeModelsCopyKeepsEveryNode() {
+        const onnx::ModelProto model = largeModel();
+        const onnx::ModelProto copy = copyWithoutInitializerData(model, 100);
+        QCOMPARE(copy.graph().node_size(), model.graph().node_size());
+        for (int i = 0; i < model.graph().node_size(); ++i) {
+            QVERIFY(google::protobuf::util::MessageDifferencer::Equals(copy.graph().node(i), model.graph().node(i)));
+        }
+        QCOMPARE(copy.graph().initializer_size(), model.graph().initializer_size());
+        QVERIFY(copy.graph().initializer(5).raw_data().empty());
+        QCOMPARE(copy.graph().initializer(5).name(), std::string("w5"));
+        onnx::ModelProto without = model;
+        without.mutable_graph()->clear_node();
+        without.mutable_graph()->clear_initializer();
+        onnx::ModelProto copyWithout = copy;
+        copyWithout.mutable_graph()->clear_node();
+        copyWithout.mutable_graph()->clear_initializer();
+        QVERIFY(google::protobuf::util::MessageDifferencer::Equals(copyWithout, without));
+        const onnx::ModelProto whole = copyWithoutInitializerData(model, 1 << 20);
+        QVERIFY(google::protobuf::util::MessageDifferencer::Equals(whole, model));
     }
 
     void roundTripKeepsTheContent() {
