@@ -37,8 +37,8 @@ std::vector<int> earliestFirstOrder(const std::vector<std::vector<int>>& consume
 
 // Throws LoadError naming `file` for a value defined twice, a node reading a value nothing defines,
 // a cycle, a node without outputs, or a graph output that nothing defines.
-// With useSecondCore, a large graph's import runs on two threads (the caller has the second core
-// to spare: opening a model does; a conversion, whose checks use it, does not).
+// With useSecondCore, a large graph's import runs on two threads (half its work, the names and texts,
+// on a thread of its own).
 OnnxGraphImport importOnnxGraph(const onnx::GraphProto& graph, const std::string& file, bool useSecondCore = false);
 
 }  // namespace ampstudio
