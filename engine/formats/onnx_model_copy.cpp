@@ -96,13 +96,20 @@ void copyWithoutInitializerData(const onnx::ModelProto& model, std::size_t thres
     std::future<std::vector<onnx::NodeProto*>> nodesCopied;
     constexpr int kNodesWorthAThread = 20000;
     if (from.node_size() >= kNodesWorthAThread) nodesCopied = std::async(std::launch::async, copyNodes);
-    graph.mutable_initializer()->Reserve(from.initializer_size());
-    for (const onnx::TensorProto& t : from.initializer()) {
-        if (t.raw_data().size() > threshold) {
-            copyTensorWithoutData(t, *graph.add_initializer());
-        } else {
-            *graph.add_initializer() = t;
+    try {
+        graph.mutable_initializer()->Reserve(from.initializer_size());
+        for (const onnx::TensorProto& t : from.initializer()) {
+            if (t.raw_data().size() > threshold) {
+                copyTensorWithoutData(t, *graph.add_initializer());
+            } else {
+                *graph.add_initializer() = t;
+            }
         }
+    } catch (...) {
+        if (nodesCopied.valid() && !arena) {  // (out of memory: the other thread's nodes are freed, not leaked)
+            for (onnx::NodeProto* node : nodesCopied.get()) delete node;
+        }
+        throw;
     }
     const std::vector<onnx::NodeProto*> nodes = nodesCopied.valid() ? nodesCopied.get() : copyNodes();
     graph.mutable_node()->Reserve(from.node_size());
