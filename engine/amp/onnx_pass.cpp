@@ -1076,7 +1076,6 @@ void OnnxPass::settleFlexibles(Scope& main, NodeList& prepended) {
         if (!flexible.targetReader) continue;
         Flexible* f = &flexible;
         const std::string name(f->name);
-        const std::string_view view = f->name;
         const bool inPlace = !f->float32Reader;
         switch (f->kind) {
             case Flexible::Kind::Initializer: {
@@ -1087,7 +1086,7 @@ void OnnxPass::settleFlexibles(Scope& main, NodeList& prepended) {
                     convertTensor(tensor, source, bytes, "initializer", name);
                     m_dataLeftOut[static_cast<std::size_t>(f->index)] = 0;
                     m_storedInTarget.push_back(name);
-                    if (const auto it = inputs.find(view); it != inputs.end()) {
+                    if (const auto it = inputs.find(f->name); it != inputs.end()) {
                         it->second->mutable_type()->mutable_tensor_type()->set_elem_type(m_target);
                     }
                 } else {

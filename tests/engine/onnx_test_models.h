@@ -52,17 +52,36 @@ inline void setInt(onnx::NodeProto* node, const std::string& name, int64_t value
     attr->set_i(value);
 }
 
-// A float32 initializer of `dims` filled with scale * (uniform01 - 0.5) from `random`.
-inline onnx::TensorProto* addSeededFloats(onnx::GraphProto* graph, const std::string& name, const std::vector<int64_t>& dims,
-                                          SeededRandom& random, double scale) {
+// A model of IR version 8 importing the default domain at `opset`, its graph named `graphName`.
+inline onnx::ModelProto emptyModelNamed(const std::string& graphName, int opset = 17) {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(opset);
+    model.mutable_graph()->set_name(graphName);
+    return model;
+}
+
+// The element count of `dims`.
+inline int64_t elementCount(const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (const int64_t d : dims) n *= d;
+    return n;
+}
+
+// A float32 initializer of `dims` without values (the caller fills float_data or raw_data).
+inline onnx::TensorProto* addFloatInitializer(onnx::GraphProto* graph, const std::string& name, const std::vector<int64_t>& dims) {
     onnx::TensorProto* t = graph->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::FLOAT);
-    int64_t n = 1;
-    for (const int64_t d : dims) {
-        t->add_dims(d);
-        n *= d;
-    }
+    for (const int64_t d : dims) t->add_dims(d);
+    return t;
+}
+
+// A float32 initializer of `dims` filled with scale * (uniform01 - 0.5) from `random`.
+inline onnx::TensorProto* addSeededFloats(onnx::GraphProto* graph, const std::string& name, const std::vector<int64_t>& dims,
+                                          SeededRandom& random, double scale) {
+    onnx::TensorProto* t = addFloatInitializer(graph, name, dims);
+    const int64_t n = elementCount(dims);
     for (int64_t i = 0; i < n; ++i) t->add_float_data(float(scale * (random.uniform01() - 0.5)));
     return t;
 }

@@ -98,11 +98,8 @@ class TestOnnxChecker : public QObject {
 private slots:
     // A long chain: passes; one value defined twice near its end: fails, as check_model says.
     void aLargeGraphAndItsOneFault() {
-        onnx::ModelProto model;
-        model.set_ir_version(8);
-        model.add_opset_import()->set_version(17);
+        onnx::ModelProto model = emptyModelNamed("chain");
         onnx::GraphProto* g = model.mutable_graph();
-        g->set_name("chain");
         addValue(g->mutable_input(), "x", {1, 8});
         std::string h = "x";
         for (int b = 0; b < 2000; ++b) {

@@ -147,22 +147,14 @@ void writeSideFile(const fs::path& path, std::size_t skip, std::size_t bytes) {
 // A graph large enough for the import's and the copy's second threads: unnamed nodes, a node named
 // like a value, a name used again and again, attributes, an input that is an initializer's default.
 onnx::ModelProto largeModel() {
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(17);
+    onnx::ModelProto model = emptyModelNamed("large");
     onnx::GraphProto* g = model.mutable_graph();
-    g->set_name("large");
     addValue(g->mutable_input(), "x", {1, 8});
     addValue(g->mutable_input(), "w0", {8, 8});
     std::string h = "x";
     for (int b = 0; b < 8000; ++b) {
         const std::string k = std::to_string(b);
-        onnx::TensorProto* w = g->add_initializer();
-        w->set_name("w" + k);
-        w->set_data_type(onnx::TensorProto::FLOAT);
-        w->add_dims(8);
-        w->add_dims(8);
-        w->set_raw_data(std::string(256, '\0'));
+        addFloatInitializer(g, "w" + k, {8, 8})->set_raw_data(std::string(256, '\0'));
         addNode(g, "MatMul", b % 7 == 0 ? "" : "mm" + k, {h, "w" + k}, {"m" + k});
         addNode(g, "Relu", b % 11 == 0 ? "w" + k : "relu", {"m" + k}, {"r" + k});  // "relu" again and again
         setInt(addNode(g, "Softmax", "sm" + k, {"r" + k}, {"s" + k}), "axis", -1);

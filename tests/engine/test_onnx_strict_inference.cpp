@@ -31,22 +31,15 @@ bool checks(const onnx::ModelProto& model) {
 
 // A chain of `blocks` MatMul -> Add -> Relu blocks over [1, 8] (the same three nodes again and again).
 onnx::ModelProto chain(int blocks) {
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(17);
+    onnx::ModelProto model = emptyModelNamed("chain");
     onnx::GraphProto* g = model.mutable_graph();
-    g->set_name("chain");
     addValue(g->mutable_input(), "x", {1, 8});
     std::string h = "x";
     for (int b = 0; b < blocks; ++b) {
         const std::string k = std::to_string(b);
         for (const auto& [name, dims] : {std::pair{"w" + k, std::vector<int64_t>{8, 8}}, std::pair{"b" + k, std::vector<int64_t>{8}}}) {
-            onnx::TensorProto* t = g->add_initializer();
-            t->set_name(name);
-            t->set_data_type(onnx::TensorProto::FLOAT);
-            int64_t n = 1;
-            for (const int64_t d : dims) t->add_dims(d), n *= d;
-            for (int64_t i = 0; i < n; ++i) t->add_float_data(0.01f * static_cast<float>(i));
+            onnx::TensorProto* t = addFloatInitializer(g, name, dims);
+            for (int64_t i = 0; i < elementCount(dims); ++i) t->add_float_data(0.01f * static_cast<float>(i));
         }
         addNode(g, "MatMul", "mm" + k, {h, "w" + k}, {"m" + k});
         addNode(g, "Add", "add" + k, {"m" + k, "b" + k}, {"a" + k});
